@@ -1,0 +1,49 @@
+/* JPEG decode (TurboJPEG) at a reduced scale into preallocated planes, and an
+ * encoder for tools and tests that need MJPEG input. */
+#ifndef CCORE_JPEG_H
+#define CCORE_JPEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ccore_jpeg ccore_jpeg;
+
+/** A decoder whose planes hold any JPEG up to max_width x max_height at
+ *  scale 1 (all memory is allocated here, none per frame). */
+int ccore_jpeg_create(uint32_t max_width, uint32_t max_height, ccore_jpeg **out);
+void ccore_jpeg_destroy(ccore_jpeg *jpeg);
+
+/** Reads the frame size without decoding. */
+int ccore_jpeg_peek_size(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t *width, uint32_t *height);
+
+/** Decodes at 1/scale_denom (1, 2, 4 or 8) to Y'CbCr planes owned by the
+ *  decoder, described by `out` (full range, format by the JPEG's chroma
+ *  subsampling: YUV420 / YUV422P / YUV444P / GRAY). `out` stays valid until
+ *  the next decode. Corrupt or truncated data -> CCORE_E_CORRUPT with the
+ *  decoder's message in ccore_jpeg_error_message; a frame larger than the
+ *  decoder's maximum -> -E2BIG. */
+int ccore_jpeg_decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t scale_denom, ccore_image *out);
+
+const char *ccore_jpeg_error_message(const ccore_jpeg *jpeg);
+
+/** Smallest decode scale denominator (largest reduction, of 1, 2, 4, 8) that
+ *  still leaves `min_roi_pixels` pixels across the smallest ROI side, given
+ *  that side as a fraction of the frame (`roi_fraction`) and the frame size
+ *  in pixels along that axis. */
+uint32_t ccore_jpeg_choose_scale(uint32_t frame_pixels, float roi_fraction, uint32_t min_roi_pixels);
+
+/** Encodes an RGB24 image (to 4:2:0), a YUYV image (to 4:2:2) or YUV420
+ *  planes (to 4:2:0) into a JPEG at `quality` (1-100). `*out` is malloc'ed; free() it.
+ *  Tools and tests only: never on the capture path. */
+int ccore_jpeg_encode(const ccore_image *image, int quality, uint8_t **out, size_t *out_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,153 @@
+/* A frame source: a V4L2 camera or a video file, each driven by its own
+ * capture thread that turns every frame into a ccore_frame_sample.
+ *
+ * Per frame the thread works on the frame in place (the mmap'ed driver
+ * buffer, or the file reader's buffer), decodes MJPEG at a reduced scale,
+ * measures the published ROIs, publishes a luma thumbnail every k-th frame
+ * and pushes the sample into the SPSC ring. It allocates nothing, takes no
+ * lock and makes no system call but the V4L2 ones (or file reads, for files).
+ *
+ * Lifecycle: open -> start -> (samples flow) -> stop -> destroy. Stop and
+ * destroy are safe on every path, including after a failure. */
+#ifndef CCORE_SOURCE_H
+#define CCORE_SOURCE_H
+
+#include <stdint.h>
+
+#include "image.h"
+#include "ring.h"
+#include "sample.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ccore_source ccore_source;
+
+typedef struct {
+    /** Requested frame size; the driver may adjust it (read it back). */
+    uint32_t width;
+    uint32_t height;
+    /** Requested frame rate. For MJPEG files, the rate of the stream. */
+    uint32_t fps;
+    /** V4L2 fourcc to force ('YUYV', 'MJPG', ...); 0 = choose automatically. */
+    uint32_t fourcc;
+    /** mmap buffers to request (the driver may grant more). */
+    uint32_t buffer_count;
+    /** Ring capacity in samples (rounded up to a power of two). */
+    uint32_t ring_capacity;
+    /** Thumbnail size for the face detector; 0 disables thumbnails. */
+    uint32_t thumbnail_width;
+    uint32_t thumbnail_height;
+    /** Publish a thumbnail every k-th frame. */
+    uint32_t thumbnail_every;
+    /** Smallest ROI side, in decoded pixels, an MJPEG decode scale may leave. */
+    uint32_t min_roi_pixels;
+    /** Lock auto exposure / gain / white balance after this many ms of
+     *  streaming; 0 = never touch them. Restored on stop. */
+    uint32_t lock_controls_after_ms;
+    /** Power-line frequency to set (50 or 60); 0 = leave as is. */
+    uint32_t power_line_hz;
+    /** Files: 1 = release frames at the stream's frame rate, 0 = as fast as
+     *  the consumer drains them (the ring then applies back-pressure instead
+     *  of overflowing, so a file replay never loses a sample). */
+    uint32_t realtime;
+} ccore_source_config;
+
+/** Sensible defaults: 640x480 at 30 fps, automatic format, 4 buffers, ring
+ *  of 256, 160x120 thumbnail every 3rd frame, lock controls after 2 s. */
+void ccore_source_config_init(ccore_source_config *config);
+
+typedef enum {
+    CCORE_SOURCE_OPENED = 0,
+    CCORE_SOURCE_RUNNING = 1,
+    /** A file source delivered all its frames. */
+    CCORE_SOURCE_FINISHED = 2,
+    CCORE_SOURCE_STOPPED = 3,
+    /** Streaming ended with an error (see error / error message). */
+    CCORE_SOURCE_FAILED = 4,
+} ccore_source_state;
+
+typedef struct {
+    ccore_source_state state;
+    /** The error that ended streaming, 0 if none. */
+    int32_t error;
+    /** Frames received from the driver or file (including flagged ones). */
+    uint64_t frames;
+    /** Samples pushed into the ring. */
+    uint64_t samples;
+    /** Frames the driver dropped (sequence and timestamp gaps). */
+    uint64_t dropped;
+    /** Frames skipped as flagged (V4L2_BUF_FLAG_ERROR) or undecodable. */
+    uint64_t error_frames;
+    /** Samples the ring refused because it was full. */
+    uint64_t ring_overflows;
+    /** 1 once exposure / gain / white balance are locked. */
+    uint32_t controls_locked;
+    uint32_t reserved;
+} ccore_source_stats;
+
+/** What was negotiated (cameras) or read from the header (files). */
+typedef struct {
+    uint32_t fourcc;
+    ccore_pixel_format pixel_format; /* CCORE_PIXEL_NONE for MJPEG */
+    uint32_t width;
+    uint32_t height;
+    uint32_t bytes_per_line;
+    uint32_t interval_numerator;
+    uint32_t interval_denominator;
+    uint32_t buffer_count;
+    /** Frames in a file, 0 when unknown or for cameras. */
+    uint64_t frame_count;
+} ccore_stream_format;
+
+/** Opens a V4L2 capture node: checks capabilities, negotiates format and
+ *  frame interval, requests and maps the buffers. Errors: -ENOENT (no node),
+ *  -EACCES (no permission), -EBUSY (another process streams it),
+ *  CCORE_E_NOT_CAPTURE, CCORE_E_NO_FORMAT, or the failing ioctl's -errno.
+ *  On error *out is NULL and, if `message` is non-NULL, a description is
+ *  written there (up to message_size bytes). */
+int ccore_source_open_device(const char *path, const ccore_source_config *config, ccore_source **out,
+                             char *message, uint32_t message_size);
+
+/** Opens a Y4M file (4:2:0, 4:2:2, 4:4:4 or mono, 8-bit) or a raw MJPEG
+ *  stream (concatenated JPEG images, frame rate from config->fps). The kind
+ *  is detected from the content. Errors as ccore_source_open_device plus
+ *  CCORE_E_CORRUPT / CCORE_E_TRUNCATED / CCORE_E_UNSUPPORTED for bad headers. */
+int ccore_source_open_file(const char *path, const ccore_source_config *config, ccore_source **out,
+                           char *message, uint32_t message_size);
+
+/** Starts streaming and the capture thread. */
+int ccore_source_start(ccore_source *source);
+
+/** Stops the thread and streaming, restores locked controls. Idempotent. */
+int ccore_source_stop(ccore_source *source);
+
+/** Stops if needed, unmaps buffers, closes the device. NULL is fine. */
+void ccore_source_destroy(ccore_source *source);
+
+/** The ring the samples arrive in (the caller is its single consumer). */
+ccore_ring *ccore_source_ring(ccore_source *source);
+
+/** Publishes a new ROI set to the capture thread (single publisher). */
+int ccore_source_set_rois(ccore_source *source, const ccore_roi_set *rois);
+
+/** Copies the newest luma thumbnail, if one was published since the last
+ *  call, into `dst` (at least width*height bytes) and returns 1; returns 0
+ *  when there is nothing new. `sequence` gets the frame's sequence number. */
+int ccore_source_take_thumbnail(ccore_source *source, uint8_t *dst, uint32_t dst_size, uint32_t *width,
+                                uint32_t *height, uint64_t *sequence);
+
+void ccore_source_get_stats(const ccore_source *source, ccore_source_stats *out);
+void ccore_source_get_format(const ccore_source *source, ccore_stream_format *out);
+
+/** Detail of the last error (opening, streaming or a control call). */
+const char *ccore_source_error_message(const ccore_source *source);
+
+/** The V4L2 file descriptor, -1 for file sources (for controls and tests). */
+int ccore_source_fd(const ccore_source *source);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,205 @@
+/* The per-frame path: gap accounting -> (MJPEG decode) -> ROI means, mean
+ * luma, thumbnail -> sample. */
+#include "ccore/processor.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ccore/error.h"
+#include "ccore/jpeg.h"
+#include "ccore/mailbox.h"
+#include "ccore/roi.h"
+
+/* Header of a thumbnail mailbox slot; the pixels follow it. */
+typedef struct {
+    uint32_t width, height;
+    uint64_t sequence;
+} thumbnail_header;
+
+struct ccore_processor {
+    ccore_processor_config config;
+    ccore_mailbox *rois;       /* publisher: layers above; reader: capture thread */
+    ccore_mailbox *thumbnails; /* publisher: capture thread; reader: face detector */
+    ccore_jpeg *jpeg;
+    _Atomic uint64_t frames, dropped, error_frames;
+    /* Capture-thread state. */
+    int have_last;
+    uint64_t last_sequence;
+    int64_t last_timestamp_ns;
+    uint64_t produced;
+    uint32_t pending_dropped, pending_errors, pending_overflow;
+    char message[200];
+};
+
+int ccore_processor_create(const ccore_processor_config *config, ccore_processor **out) {
+    if (!config || !out || config->width == 0 || config->height == 0) return -EINVAL;
+    if (!config->is_mjpeg && config->pixel_format == CCORE_PIXEL_NONE) return -EINVAL;
+    *out = NULL;
+    ccore_processor *p = calloc(1, sizeof *p);
+    if (!p) return -ENOMEM;
+    p->config = *config;
+    if (p->config.thumbnail_every == 0) p->config.thumbnail_every = 1;
+    if (p->config.min_roi_pixels == 0) p->config.min_roi_pixels = 16;
+    int rc = ccore_mailbox_create(sizeof(ccore_roi_set), &p->rois);
+    if (rc == 0 && config->thumbnail_width && config->thumbnail_height)
+        rc = ccore_mailbox_create(sizeof(thumbnail_header) + (size_t)config->thumbnail_width * config->thumbnail_height,
+                                  &p->thumbnails);
+    if (rc == 0 && config->is_mjpeg) rc = ccore_jpeg_create(config->width, config->height, &p->jpeg);
+    if (rc < 0) {
+        ccore_processor_destroy(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+void ccore_processor_destroy(ccore_processor *p) {
+    if (!p) return;
+    ccore_jpeg_destroy(p->jpeg);
+    ccore_mailbox_destroy(p->thumbnails);
+    ccore_mailbox_destroy(p->rois);
+    free(p);
+}
+
+int ccore_processor_set_rois(ccore_processor *p, const ccore_roi_set *rois) {
+    if (!p || !rois || rois->count > CCORE_MAX_ROIS) return -EINVAL;
+    for (uint32_t i = 0; i < rois->count; i++) {
+        const ccore_rect *r = &rois->rects[i];
+        if (!isfinite(r->x) || !isfinite(r->y) || !(r->width > 0 && r->height > 0) || !isfinite(r->width) ||
+            !isfinite(r->height))
+            return -EINVAL;
+    }
+    *(ccore_roi_set *)ccore_mailbox_write_slot(p->rois) = *rois;
+    ccore_mailbox_publish(p->rois);
+    return 0;
+}
+
+/* Frames missing between the previous frame and this one, from the sequence
+ * numbers and, for drivers that do not count drops, from timestamp gaps
+ * larger than 1.5 frame intervals. */
+static uint32_t missing_frames(const ccore_processor *p, const ccore_frame *f) {
+    if (!p->have_last) return 0;
+    uint64_t by_sequence = f->sequence > p->last_sequence ? f->sequence - p->last_sequence - 1 : 0;
+    uint64_t by_time = 0;
+    int64_t interval = p->config.frame_interval_ns, dt = f->timestamp_ns - p->last_timestamp_ns;
+    if (interval > 0 && dt > interval + interval / 2) by_time = (uint64_t)llround((double)dt / (double)interval) - 1;
+    uint64_t n = by_sequence > by_time ? by_sequence : by_time;
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* MJPEG decode scale: as coarse as the smallest ROI and the thumbnail allow. */
+static uint32_t choose_scale(const ccore_processor *p, const ccore_roi_set *rois) {
+    uint32_t w = p->config.width, h = p->config.height, scale = 8;
+    for (uint32_t i = 0; rois && i < rois->count && i < CCORE_MAX_ROIS; i++) {
+        uint32_t sx = ccore_jpeg_choose_scale(w, rois->rects[i].width, p->config.min_roi_pixels);
+        uint32_t sy = ccore_jpeg_choose_scale(h, rois->rects[i].height, p->config.min_roi_pixels);
+        if (sx < scale) scale = sx;
+        if (sy < scale) scale = sy;
+    }
+    while (scale > 1 && (w / scale < p->config.thumbnail_width || h / scale < p->config.thumbnail_height)) scale /= 2;
+    return scale;
+}
+
+static void publish_thumbnail(ccore_processor *p, const ccore_image *image, uint64_t sequence) {
+    thumbnail_header *hdr = ccore_mailbox_write_slot(p->thumbnails);
+    hdr->width = p->config.thumbnail_width;
+    hdr->height = p->config.thumbnail_height;
+    hdr->sequence = sequence;
+    ccore_image_luma_thumbnail(image, (uint8_t *)(hdr + 1), hdr->width, hdr->height);
+    ccore_mailbox_publish(p->thumbnails);
+}
+
+static void count_error(ccore_processor *p) {
+    p->pending_errors++;
+    atomic_fetch_add_explicit(&p->error_frames, 1, memory_order_relaxed);
+}
+
+int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_frame_sample *s) {
+    atomic_fetch_add_explicit(&p->frames, 1, memory_order_relaxed);
+    uint32_t missing = missing_frames(p, f);
+    p->have_last = 1;
+    p->last_sequence = f->sequence;
+    p->last_timestamp_ns = f->timestamp_ns;
+    if (missing) {
+        p->pending_dropped += missing;
+        atomic_fetch_add_explicit(&p->dropped, missing, memory_order_relaxed);
+    }
+    if (f->flagged) {
+        count_error(p);
+        return 0;
+    }
+
+    ccore_mailbox_refresh(p->rois);
+    const ccore_roi_set *rois = ccore_mailbox_read_slot(p->rois);
+    ccore_image decoded;
+    const ccore_image *image = &f->image;
+    uint32_t scale = 1;
+    if (p->config.is_mjpeg) {
+        scale = choose_scale(p, rois);
+        int rc = f->jpeg ? ccore_jpeg_decode(p->jpeg, f->jpeg, f->jpeg_size, scale, &decoded) : CCORE_E_CORRUPT;
+        if (rc < 0) {
+            count_error(p);
+            snprintf(p->message, sizeof p->message, "frame %llu: %s", (unsigned long long)f->sequence,
+                     f->jpeg ? ccore_jpeg_error_message(p->jpeg) : "no JPEG data");
+            return rc == -E2BIG ? CCORE_E_CORRUPT : rc;
+        }
+        image = &decoded;
+    }
+
+    memset(s, 0, sizeof *s);
+    s->sequence = f->sequence;
+    s->timestamp_ns = f->timestamp_ns;
+    s->decode_scale = scale;
+    s->mean_luma = ccore_image_mean_luma(image);
+    if (rois) {
+        s->roi_generation = rois->generation;
+        s->roi_count = rois->count;
+        ccore_roi_measure(image, rois, s->rois);
+    } else {
+        s->flags |= CCORE_SAMPLE_NO_ROI;
+    }
+    if (p->thumbnails && p->produced % p->config.thumbnail_every == 0) {
+        publish_thumbnail(p, image, f->sequence);
+        s->flags |= CCORE_SAMPLE_THUMBNAIL;
+    }
+    p->produced++;
+    s->dropped_before = p->pending_dropped;
+    s->errors_before = p->pending_errors;
+    s->overflow_before = p->pending_overflow;
+    if (s->dropped_before || s->errors_before || s->overflow_before) s->flags |= CCORE_SAMPLE_GAP;
+    p->pending_dropped = p->pending_errors = p->pending_overflow = 0;
+    return 1;
+}
+
+void ccore_processor_sample_lost(ccore_processor *p, const ccore_frame_sample *s) {
+    p->pending_dropped += s->dropped_before;
+    p->pending_errors += s->errors_before;
+    p->pending_overflow += s->overflow_before + 1;
+}
+
+int ccore_processor_take_thumbnail(ccore_processor *p, uint8_t *dst, uint32_t dst_size, uint32_t *width,
+                                   uint32_t *height, uint64_t *sequence) {
+    if (!p || !dst) return -EINVAL;
+    if (!p->thumbnails || !ccore_mailbox_refresh(p->thumbnails)) return 0;
+    const thumbnail_header *hdr = ccore_mailbox_read_slot(p->thumbnails);
+    size_t n = (size_t)hdr->width * hdr->height;
+    if (dst_size < n) return -E2BIG;
+    memcpy(dst, hdr + 1, n);
+    if (width) *width = hdr->width;
+    if (height) *height = hdr->height;
+    if (sequence) *sequence = hdr->sequence;
+    return 1;
+}
+
+void ccore_processor_get_counters(const ccore_processor *cp, ccore_processor_counters *out) {
+    ccore_processor *p = (ccore_processor *)cp;
+    out->frames = atomic_load_explicit(&p->frames, memory_order_relaxed);
+    out->dropped = atomic_load_explicit(&p->dropped, memory_order_relaxed);
+    out->error_frames = atomic_load_explicit(&p->error_frames, memory_order_relaxed);
+}
+
+const char *ccore_processor_error_message(const ccore_processor *p) { return p ? p->message : ""; }

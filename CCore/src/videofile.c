@@ -1,0 +1,352 @@
+/* Y4M and raw MJPEG readers. Both read through stdio (a file, a pipe or a
+ * memory buffer) into one buffer allocated at open, and report where a file
+ * breaks: the frame index and byte offset. */
+#include "ccore/videofile.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ccore/error.h"
+
+#define MAX_JPEG_FRAME (16u << 20)
+#define MAX_DIMENSION 16384u
+
+struct ccore_videofile {
+    FILE *fp;
+    ccore_videofile_info info;
+    uint64_t next_index;
+    uint64_t offset;       /* bytes consumed so far */
+    uint64_t data_start;   /* offset of the first frame */
+    uint8_t *buffer;
+    size_t capacity;
+    size_t frame_bytes;    /* Y4M: bytes per frame */
+    int first_pending;     /* MJPEG: frame 0 already sits in the buffer */
+    size_t pending_size;
+    char message[256];
+};
+
+static int set_error(ccore_videofile *vf, int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(vf->message, sizeof vf->message, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static int read_byte(ccore_videofile *vf) {
+    int c = getc_unlocked(vf->fp);
+    if (c != EOF) vf->offset++;
+    return c;
+}
+
+/* ---- Y4M ---------------------------------------------------------------- */
+
+static int parse_y4m_header(ccore_videofile *vf) {
+    char line[1024];
+    size_t n = 0;
+    int c;
+    while ((c = read_byte(vf)) != EOF && c != '\n') {
+        if (n + 1 >= sizeof line) return set_error(vf, CCORE_E_CORRUPT, "Y4M header longer than %zu bytes", sizeof line);
+        line[n++] = (char)c;
+    }
+    if (c == EOF) return set_error(vf, CCORE_E_TRUNCATED, "Y4M header is truncated (no end of line)");
+    line[n] = '\0';
+    if (strncmp(line, "YUV4MPEG2", 9) != 0 || (line[9] != ' ' && line[9] != '\0'))
+        return set_error(vf, CCORE_E_CORRUPT, "not a Y4M file (missing YUV4MPEG2 signature)");
+    unsigned long w = 0, h = 0, fn = 0, fd = 0;
+    ccore_pixel_format format = CCORE_PIXEL_YUV420;
+    vf->info.range = CCORE_RANGE_LIMITED;
+    char *save = NULL;
+    for (char *tok = strtok_r(line + 9, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *end = NULL;
+        switch (tok[0]) {
+        case 'W': w = strtoul(tok + 1, &end, 10); break;
+        case 'H': h = strtoul(tok + 1, &end, 10); break;
+        case 'F':
+            fn = strtoul(tok + 1, &end, 10);
+            if (end && *end == ':') fd = strtoul(end + 1, &end, 10);
+            break;
+        case 'C':
+            if (strncmp(tok + 1, "420", 3) == 0 && (tok[4] == '\0' || strcmp(tok + 4, "jpeg") == 0 ||
+                                                     strcmp(tok + 4, "paldv") == 0 || strcmp(tok + 4, "mpeg2") == 0))
+                format = CCORE_PIXEL_YUV420;
+            else if (strcmp(tok + 1, "422") == 0)
+                format = CCORE_PIXEL_YUV422P;
+            else if (strcmp(tok + 1, "444") == 0)
+                format = CCORE_PIXEL_YUV444P;
+            else if (strcmp(tok + 1, "mono") == 0)
+                format = CCORE_PIXEL_GRAY;
+            else
+                return set_error(vf, CCORE_E_UNSUPPORTED,
+                                 "Y4M colour space C%s is not supported (8-bit 4:2:0, 4:2:2, 4:4:4 and mono only)",
+                                 tok + 1);
+            break;
+        case 'X':
+            if (strcmp(tok, "XCOLORRANGE=FULL") == 0) vf->info.range = CCORE_RANGE_FULL;
+            break;
+        default: break; /* interlacing, aspect ratio: irrelevant to the means */
+        }
+        if (end && *end != '\0' && tok[0] != 'C' && tok[0] != 'X')
+            return set_error(vf, CCORE_E_CORRUPT, "Y4M header field '%s' is malformed", tok);
+    }
+    if (w == 0 || h == 0 || w > MAX_DIMENSION || h > MAX_DIMENSION)
+        return set_error(vf, CCORE_E_CORRUPT, "Y4M header has no valid size (W%lu H%lu)", w, h);
+    if (fn == 0 || fd == 0) fn = 30, fd = 1; /* F is mandatory; tolerate its absence as 30 fps */
+    vf->info.kind = CCORE_VIDEOFILE_Y4M;
+    vf->info.pixel_format = format;
+    vf->info.width = (uint32_t)w;
+    vf->info.height = (uint32_t)h;
+    vf->info.fps_numerator = (uint32_t)fn;
+    vf->info.fps_denominator = (uint32_t)fd;
+    vf->frame_bytes = (size_t)ccore_pixel_format_frame_size(format, (uint32_t)w, (uint32_t)h);
+    vf->capacity = vf->frame_bytes;
+    vf->buffer = malloc(vf->capacity);
+    if (!vf->buffer) return set_error(vf, -ENOMEM, "out of memory for a %zu-byte frame", vf->capacity);
+    return 0;
+}
+
+static int next_y4m(ccore_videofile *vf, ccore_videofile_frame *frame) {
+    uint64_t index = vf->next_index, at = vf->offset;
+    char tag[6];
+    size_t n = 0;
+    int c;
+    while (n < 5 && (c = read_byte(vf)) != EOF) tag[n++] = (char)c;
+    if (n == 0) return CCORE_E_END;
+    if (n < 5) return set_error(vf, CCORE_E_TRUNCATED, "frame %llu: file ends inside its FRAME header (byte %llu)",
+                                (unsigned long long)index, (unsigned long long)at);
+    if (memcmp(tag, "FRAME", 5) != 0)
+        return set_error(vf, CCORE_E_CORRUPT, "frame %llu: expected 'FRAME' at byte %llu", (unsigned long long)index,
+                         (unsigned long long)at);
+    size_t params = 0;
+    while ((c = read_byte(vf)) != EOF && c != '\n')
+        if (++params > 1024)
+            return set_error(vf, CCORE_E_CORRUPT, "frame %llu: FRAME header too long", (unsigned long long)index);
+    if (c == EOF) return set_error(vf, CCORE_E_TRUNCATED, "frame %llu: file ends inside its FRAME header",
+                                   (unsigned long long)index);
+    size_t got = fread(vf->buffer, 1, vf->frame_bytes, vf->fp);
+    vf->offset += got;
+    if (got < vf->frame_bytes)
+        return set_error(vf, CCORE_E_TRUNCATED, "frame %llu is truncated: %zu of %zu bytes", (unsigned long long)index,
+                         got, vf->frame_bytes);
+    memset(frame, 0, sizeof *frame);
+    frame->index = index;
+    ccore_image_wrap_packed(&frame->image, vf->info.pixel_format, vf->info.range, vf->info.width, vf->info.height,
+                            vf->buffer);
+    vf->next_index++;
+    return 0;
+}
+
+/* ---- MJPEG -------------------------------------------------------------- */
+
+static int store(ccore_videofile *vf, size_t *len, int byte) {
+    if (*len >= vf->capacity) return -1;
+    vf->buffer[(*len)++] = (uint8_t)byte;
+    return 0;
+}
+
+/* Reads one JPEG image (SOI ... EOI) by walking its markers; returns its
+ * size in *size. Width and height from the frame header go to *w, *h. */
+static int read_jpeg(ccore_videofile *vf, size_t *size, uint32_t *w, uint32_t *h) {
+    uint64_t index = vf->next_index, at = vf->offset;
+    size_t len = 0;
+    int c = read_byte(vf);
+    if (c == EOF) return CCORE_E_END;
+    int c2 = read_byte(vf);
+    if (c != 0xFF || c2 != 0xD8)
+        return set_error(vf, c2 == EOF ? CCORE_E_TRUNCATED : CCORE_E_CORRUPT,
+                         "frame %llu: no JPEG start-of-image marker at byte %llu", (unsigned long long)index,
+                         (unsigned long long)at);
+    store(vf, &len, 0xFF);
+    store(vf, &len, 0xD8);
+#define TRUNCATED()                                                                                                  \
+    set_error(vf, CCORE_E_TRUNCATED, "frame %llu is truncated: file ends before its end-of-image marker",           \
+              (unsigned long long)index)
+#define TOO_BIG() set_error(vf, -E2BIG, "frame %llu is larger than %u MiB", (unsigned long long)index, MAX_JPEG_FRAME >> 20)
+    int marker = -1; /* a marker already read while scanning entropy-coded data */
+    for (;;) {
+        if (marker < 0) {
+            c = read_byte(vf);
+            if (c == EOF) return TRUNCATED();
+            if (c != 0xFF)
+                return set_error(vf, CCORE_E_CORRUPT, "frame %llu: expected a JPEG marker at byte %llu",
+                                 (unsigned long long)index, (unsigned long long)(vf->offset - 1));
+            do c = read_byte(vf); /* fill bytes */
+            while (c == 0xFF);
+            if (c == EOF) return TRUNCATED();
+            marker = c;
+        }
+        int m = marker;
+        marker = -1;
+        if (store(vf, &len, 0xFF) || store(vf, &len, m)) return TOO_BIG();
+        if (m == 0xD9) break; /* end of image */
+        if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) continue; /* standalone markers */
+        if (m == 0x00 || m == 0xD8)
+            return set_error(vf, CCORE_E_CORRUPT, "frame %llu: unexpected marker 0x%02X at byte %llu",
+                             (unsigned long long)index, m, (unsigned long long)(vf->offset - 1));
+        int hi = read_byte(vf), lo = read_byte(vf);
+        if (lo == EOF) return TRUNCATED();
+        size_t seg = ((size_t)hi << 8) | (size_t)lo;
+        if (seg < 2)
+            return set_error(vf, CCORE_E_CORRUPT, "frame %llu: JPEG segment length %zu is invalid",
+                             (unsigned long long)index, seg);
+        if (store(vf, &len, hi) || store(vf, &len, lo)) return TOO_BIG();
+        size_t body = seg - 2;
+        if (len + body > vf->capacity) return TOO_BIG();
+        size_t got = fread(vf->buffer + len, 1, body, vf->fp);
+        vf->offset += got;
+        if (got < body) return TRUNCATED();
+        /* Baseline, extended or progressive frame header: precision, height, width. */
+        if ((m == 0xC0 || m == 0xC1 || m == 0xC2) && body >= 5) {
+            *h = ((uint32_t)vf->buffer[len + 1] << 8) | vf->buffer[len + 2];
+            *w = ((uint32_t)vf->buffer[len + 3] << 8) | vf->buffer[len + 4];
+        }
+        len += body;
+        if (m != 0xDA) continue;
+        /* Entropy-coded data runs until a marker other than a stuffed 0xFF00 or a restart marker. */
+        for (;;) {
+            c = read_byte(vf);
+            if (c == EOF) return TRUNCATED();
+            if (c != 0xFF) {
+                if (store(vf, &len, c)) return TOO_BIG();
+                continue;
+            }
+            do c = read_byte(vf);
+            while (c == 0xFF);
+            if (c == EOF) return TRUNCATED();
+            if (c == 0x00 || (c >= 0xD0 && c <= 0xD7)) {
+                if (store(vf, &len, 0xFF) || store(vf, &len, c)) return TOO_BIG();
+                continue;
+            }
+            marker = c;
+            break;
+        }
+    }
+#undef TRUNCATED
+#undef TOO_BIG
+    *size = len;
+    return 0;
+}
+
+static int next_mjpeg(ccore_videofile *vf, ccore_videofile_frame *frame) {
+    size_t size = vf->pending_size;
+    if (!vf->first_pending) {
+        uint32_t w = 0, h = 0;
+        int rc = read_jpeg(vf, &size, &w, &h);
+        if (rc < 0) return rc;
+    }
+    vf->first_pending = 0;
+    memset(frame, 0, sizeof *frame);
+    frame->index = vf->next_index++;
+    frame->jpeg = vf->buffer;
+    frame->jpeg_size = size;
+    return 0;
+}
+
+static int open_mjpeg(ccore_videofile *vf, uint32_t fps) {
+    vf->info.kind = CCORE_VIDEOFILE_MJPEG;
+    vf->info.pixel_format = CCORE_PIXEL_NONE;
+    vf->info.range = CCORE_RANGE_FULL;
+    vf->info.fps_numerator = fps ? fps : 30;
+    vf->info.fps_denominator = 1;
+    vf->capacity = MAX_JPEG_FRAME;
+    vf->buffer = malloc(vf->capacity);
+    if (!vf->buffer) return set_error(vf, -ENOMEM, "out of memory for the MJPEG frame buffer");
+    /* The size lives in the first frame: read it now and hand it out first. */
+    uint32_t w = 0, h = 0;
+    int rc = read_jpeg(vf, &vf->pending_size, &w, &h);
+    if (rc == CCORE_E_END) return set_error(vf, CCORE_E_TRUNCATED, "MJPEG stream has no frame");
+    if (rc < 0) return rc;
+    if (w == 0 || h == 0 || w > MAX_DIMENSION || h > MAX_DIMENSION)
+        return set_error(vf, CCORE_E_CORRUPT, "frame 0: JPEG has no valid frame header (size %ux%u)", w, h);
+    vf->info.width = w;
+    vf->info.height = h;
+    vf->first_pending = 1;
+    return 0;
+}
+
+/* ---- common ------------------------------------------------------------- */
+
+static int open_stream(FILE *fp, uint32_t mjpeg_fps, ccore_videofile **out, char *message, uint32_t message_size) {
+    ccore_videofile *vf = calloc(1, sizeof *vf);
+    if (!vf) {
+        fclose(fp);
+        return -ENOMEM;
+    }
+    vf->fp = fp;
+    int rc;
+    int c = getc(fp);
+    if (c == EOF) {
+        rc = set_error(vf, CCORE_E_TRUNCATED, "the file is empty");
+    } else {
+        ungetc(c, fp);
+        if (c == 'Y')
+            rc = parse_y4m_header(vf);
+        else if (c == 0xFF)
+            rc = open_mjpeg(vf, mjpeg_fps);
+        else
+            rc = set_error(vf, CCORE_E_UNSUPPORTED, "not a Y4M or MJPEG file (first byte 0x%02X)", (unsigned)c);
+    }
+    vf->data_start = vf->info.kind == CCORE_VIDEOFILE_Y4M ? vf->offset : 0;
+    if (rc < 0) {
+        if (message && message_size) snprintf(message, message_size, "%s", vf->message);
+        ccore_videofile_close(vf);
+        *out = NULL;
+        return rc;
+    }
+    *out = vf;
+    return 0;
+}
+
+int ccore_videofile_open(const char *path, uint32_t mjpeg_fps, ccore_videofile **out, char *message,
+                         uint32_t message_size) {
+    if (!path || !out) return -EINVAL;
+    *out = NULL;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        int err = errno;
+        if (message && message_size) snprintf(message, message_size, "cannot open %s: %s", path, strerror(err));
+        return -err;
+    }
+    return open_stream(fp, mjpeg_fps, out, message, message_size);
+}
+
+int ccore_videofile_open_memory(const uint8_t *data, size_t size, uint32_t mjpeg_fps, ccore_videofile **out,
+                                char *message, uint32_t message_size) {
+    if (!data || !out) return -EINVAL;
+    *out = NULL;
+    if (size == 0) {
+        if (message && message_size) snprintf(message, message_size, "the file is empty");
+        return CCORE_E_TRUNCATED;
+    }
+    FILE *fp = fmemopen((void *)data, size, "rb");
+    if (!fp) return -errno;
+    return open_stream(fp, mjpeg_fps, out, message, message_size);
+}
+
+void ccore_videofile_close(ccore_videofile *vf) {
+    if (!vf) return;
+    if (vf->fp) fclose(vf->fp);
+    free(vf->buffer);
+    free(vf);
+}
+
+void ccore_videofile_get_info(const ccore_videofile *vf, ccore_videofile_info *out) { *out = vf->info; }
+
+int ccore_videofile_next(ccore_videofile *vf, ccore_videofile_frame *frame) {
+    if (!vf || !frame) return -EINVAL;
+    return vf->info.kind == CCORE_VIDEOFILE_Y4M ? next_y4m(vf, frame) : next_mjpeg(vf, frame);
+}
+
+int ccore_videofile_rewind(ccore_videofile *vf) {
+    if (!vf) return -EINVAL;
+    if (fseeko(vf->fp, (off_t)vf->data_start, SEEK_SET) != 0) return -errno;
+    vf->offset = vf->data_start;
+    vf->next_index = 0;
+    vf->first_pending = 0;
+    return 0;
+}
+
+const char *ccore_videofile_error_message(const ccore_videofile *vf) { return vf ? vf->message : ""; }

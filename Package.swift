@@ -1,0 +1,80 @@
+// swift-tools-version:6.0
+// Circadify for Linux: contactless vital signs from a V4L2 camera.
+// CCore is the realtime C core (capture, kernels, ring); Circadify is the Swift SDK on top.
+import PackageDescription
+
+let cCoreSettings: [CSetting] = [
+    .define("_GNU_SOURCE"),
+    .unsafeFlags(["-Wall", "-Wextra", "-Wno-unused-parameter"]),
+]
+
+let package = Package(
+    name: "Circadify",
+    products: [
+        .library(name: "Circadify", type: .static, targets: ["Circadify"]),
+        .library(name: "CCore", type: .static, targets: ["CCore"]),
+        .executable(name: "circadify", targets: ["circadify"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .target(
+            name: "CCore",
+            path: "CCore",
+            sources: ["src"],
+            publicHeadersPath: "include",
+            cSettings: cCoreSettings,
+            linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("m"), .linkedLibrary("pthread")]
+        ),
+        .target(
+            name: "Circadify",
+            dependencies: ["CCore"],
+            path: "Sources/Circadify"
+        ),
+        .executableTarget(
+            name: "circadify",
+            dependencies: ["Circadify", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/circadify"
+        ),
+        // Kernel-driver suite: runs inside the QEMU guest against vivid (Tools/vm).
+        .executableTarget(
+            name: "ccore-vivid-suite",
+            dependencies: ["CCore"],
+            path: "Tests/Integration/vivid-suite",
+            cSettings: cCoreSettings
+        ),
+        // Per-frame cost and allocation benchmark of the C core (Tools/bench).
+        .executableTarget(
+            name: "ccore-bench",
+            dependencies: ["CCore"],
+            path: "Tools/bench/ccore-bench",
+            cSettings: cCoreSettings
+        ),
+        // Synthetic pulsing-face clips for the demo, tests and benchmark (Tools/testclip).
+        .executableTarget(
+            name: "ccore-testclip",
+            dependencies: ["CCore"],
+            path: "Tools/testclip",
+            cSettings: cCoreSettings
+        ),
+        // Frame and file generators shared by the test targets.
+        .target(
+            name: "CCoreTestSupport",
+            dependencies: ["CCore"],
+            path: "Tests/Support"
+        ),
+        .testTarget(
+            name: "CCoreTests",
+            dependencies: ["CCore", "CCoreTestSupport"],
+            path: "Tests/CCoreTests"
+        ),
+        .testTarget(
+            name: "CircadifyTests",
+            dependencies: ["Circadify", "CCore", "CCoreTestSupport"],
+            path: "Tests/CircadifyTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6],
+    cLanguageStandard: .c11
+)

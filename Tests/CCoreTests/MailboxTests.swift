@@ -1,0 +1,67 @@
+import CCore
+import Foundation
+import Testing
+
+private struct MailboxRef: @unchecked Sendable { let raw: OpaquePointer }
+
+@Suite struct MailboxTests {
+    @Test func readerSeesNothingBeforeTheFirstPublish() throws {
+        var raw: OpaquePointer?
+        #expect(ccore_mailbox_create(8, &raw) == 0)
+        let box = try #require(raw)
+        defer { ccore_mailbox_destroy(box) }
+        #expect(!ccore_mailbox_refresh(box))
+        #expect(ccore_mailbox_read_slot(box) == nil)
+    }
+
+    @Test func latestPublishedValueWins() throws {
+        var raw: OpaquePointer?
+        #expect(ccore_mailbox_create(8, &raw) == 0)
+        let box = try #require(raw)
+        defer { ccore_mailbox_destroy(box) }
+        for value in [UInt64(1), 2, 3] {
+            ccore_mailbox_write_slot(box).storeBytes(of: value, as: UInt64.self)
+            ccore_mailbox_publish(box)
+        }
+        #expect(ccore_mailbox_refresh(box))
+        #expect(ccore_mailbox_read_slot(box).load(as: UInt64.self) == 3)
+        #expect(!ccore_mailbox_refresh(box), "nothing new since the last take")
+        #expect(ccore_mailbox_read_slot(box).load(as: UInt64.self) == 3, "the taken value stays readable")
+    }
+
+    /// A writer publishes slots filled with one counter value; the reader must
+    /// never see a mix of two values, nor a value older than one it saw.
+    @Test func concurrentPublishAndReadNeverTearsOrGoesBack() async throws {
+        let words = 32
+        var raw: OpaquePointer?
+        #expect(ccore_mailbox_create(words * 8, &raw) == 0)
+        let box = MailboxRef(raw: try #require(raw))
+        defer { ccore_mailbox_destroy(box.raw) }
+        let rounds: UInt64 = 300_000
+        let writer = Task.detached {
+            for v in 1...rounds {
+                let slot = ccore_mailbox_write_slot(box.raw)!.bindMemory(to: UInt64.self, capacity: words)
+                for i in 0..<words { slot[i] = v }
+                ccore_mailbox_publish(box.raw)
+            }
+        }
+        let reader = Task.detached { () -> (torn: Int, backwards: Int, last: UInt64) in
+            var torn = 0, backwards = 0
+            var last: UInt64 = 0
+            while last < rounds {
+                guard ccore_mailbox_refresh(box.raw) else { continue }
+                let slot = ccore_mailbox_read_slot(box.raw)!.bindMemory(to: UInt64.self, capacity: words)
+                let first = slot[0]
+                for i in 1..<words where slot[i] != first { torn += 1 }
+                if first < last { backwards += 1 }
+                last = first
+            }
+            return (torn, backwards, last)
+        }
+        await writer.value
+        let result = await reader.value
+        #expect(result.torn == 0)
+        #expect(result.backwards == 0)
+        #expect(result.last == rounds)
+    }
+}
