@@ -107,7 +107,15 @@ static int negotiate(ccore_source *src, const char *path, const char *bus_info) 
     }
     src->is_mjpeg = ccore_v4l2_is_mjpeg(got);
     src->pixel_format = ccore_v4l2_pixel_format(got);
-    src->range = fmt.fmt.pix.quantization == V4L2_QUANTIZATION_FULL_RANGE ? CCORE_RANGE_FULL : CCORE_RANGE_LIMITED;
+    /* V4L2_QUANTIZATION_DEFAULT is full range for RGB and luma-only formats and for the
+     * JPEG colorspace, limited range for other Y'CbCr (V4L2_MAP_QUANTIZATION_DEFAULT, with
+     * luma-only counted as the kernel's test pattern generator and v4l2-ctl count it). */
+    uint32_t quantization = fmt.fmt.pix.quantization;
+    if (quantization == V4L2_QUANTIZATION_DEFAULT)
+        quantization = V4L2_MAP_QUANTIZATION_DEFAULT(
+            src->pixel_format == CCORE_PIXEL_RGB24 || src->pixel_format == CCORE_PIXEL_GRAY, fmt.fmt.pix.colorspace,
+            fmt.fmt.pix.ycbcr_enc);
+    src->range = quantization == V4L2_QUANTIZATION_FULL_RANGE ? CCORE_RANGE_FULL : CCORE_RANGE_LIMITED;
     if (src->pixel_format == CCORE_PIXEL_RGB24) src->range = CCORE_RANGE_FULL;
     src->format.fourcc = got;
     src->format.pixel_format = src->pixel_format;

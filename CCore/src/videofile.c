@@ -12,6 +12,7 @@
 #include "ccore/error.h"
 
 #define MAX_JPEG_FRAME (16u << 20)
+#define MAX_Y4M_FRAME (128u << 20)
 #define MAX_DIMENSION 16384u
 
 struct ccore_videofile {
@@ -102,6 +103,9 @@ static int parse_y4m_header(ccore_videofile *vf) {
     vf->info.fps_numerator = (uint32_t)fn;
     vf->info.fps_denominator = (uint32_t)fd;
     vf->frame_bytes = (size_t)ccore_pixel_format_frame_size(format, (uint32_t)w, (uint32_t)h);
+    if (vf->frame_bytes > MAX_Y4M_FRAME)
+        return set_error(vf, CCORE_E_UNSUPPORTED, "Y4M frames of %lux%lu exceed the %u MiB frame limit", w, h,
+                         MAX_Y4M_FRAME >> 20);
     vf->capacity = vf->frame_bytes;
     vf->buffer = malloc(vf->capacity);
     if (!vf->buffer) return set_error(vf, -ENOMEM, "out of memory for a %zu-byte frame", vf->capacity);

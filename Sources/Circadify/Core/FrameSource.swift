@@ -85,13 +85,15 @@ package struct LumaThumbnail: Sendable {
 /// stream that ends when a file is finished and throws when capture fails.
 package actor FrameSource {
     private let handle: SourceHandle
-    package let input: FrameSourceInput
-    package let format: StreamFormat
+    package nonisolated let input: FrameSourceInput
+    package nonisolated let format: StreamFormat
     private var drain: Task<Void, Never>?
     private var started = false
+    private let thumbnailCapacity: Int
 
     package init(_ input: FrameSourceInput, configuration: FrameSourceConfiguration = .init()) throws(CoreError) {
         self.input = input
+        thumbnailCapacity = Int(configuration.thumbnailWidth) * Int(configuration.thumbnailHeight)
         switch input {
         case .device(let path):
             handle = try SourceHandle.open(path: path, config: configuration.cValue, using: ccore_source_open_device)
@@ -154,11 +156,11 @@ package actor FrameSource {
 
     /// The newest thumbnail published since the last call, if any.
     package func takeThumbnail() -> LumaThumbnail? {
-        var pixels = [UInt8](repeating: 0, count: 4096 * 4096 / 16)
+        guard thumbnailCapacity > 0 else { return nil }
+        var pixels = [UInt8](repeating: 0, count: thumbnailCapacity)
         var width: UInt32 = 0, height: UInt32 = 0, sequence: UInt64 = 0
         let got = ccore_source_take_thumbnail(handle.raw, &pixels, UInt32(pixels.count), &width, &height, &sequence)
         guard got == 1 else { return nil }
-        pixels.removeSubrange(Int(width * height)...)
         return LumaThumbnail(width: Int(width), height: Int(height), sequence: sequence, pixels: pixels)
     }
 
