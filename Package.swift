@@ -25,7 +25,9 @@ let package = Package(
             sources: ["src"],
             publicHeadersPath: "include",
             cSettings: cCoreSettings,
-            linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("m"), .linkedLibrary("pthread")]
+            linkerSettings: [
+                .linkedLibrary("turbojpeg"), .linkedLibrary("fftw3f"), .linkedLibrary("m"), .linkedLibrary("pthread"),
+            ]
         ),
         .target(
             name: "Circadify",
