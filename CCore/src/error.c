@@ -28,6 +28,7 @@ const char *ccore_error_name(int code) {
     case -ENOTTY: return "ENOTTY";
     case -E2BIG: return "E2BIG";
     case -ESPIPE: return "ESPIPE";
+    case -ENODATA: return "ENODATA";
     default: return code < 0 && code > -4096 ? "ERRNO" : "UNKNOWN";
     }
 }

@@ -53,9 +53,10 @@ uint32_t ccore_spectrum_bin_count(const ccore_spectrum *spectrum);
 float ccore_spectrum_bin_hz(const ccore_spectrum *spectrum);
 
 /** Welch PSD of `signal` (count >= segment_length samples): the mean of the
- *  Hann-windowed, zero-padded segments' periodograms, each segment's mean
- *  removed first. Segments start every segment_length * (1 - overlap) samples;
- *  the last one ends at or before the end of the signal. Writes
+ *  Hann-windowed (periodic Hann), zero-padded segments' periodograms, each
+ *  segment's mean removed first. Segments start every
+ *  max(1, round(segment_length * (1 - overlap))) samples; the last one ends at
+ *  or before the end of the signal. Writes
  *  ccore_spectrum_bin_count() values to `psd` (psd_count must be at least
  *  that). Scaled as a one-sided density (power per Hz), so a sinusoid of
  *  amplitude A integrates to about A^2 / 2. Errors: -EINVAL. */
@@ -63,16 +64,18 @@ int ccore_spectrum_welch(ccore_spectrum *spectrum, const float *signal, uint32_t
                          uint32_t psd_count);
 
 /** The largest PSD bin inside [low_hz, high_hz], refined by a parabolic fit
- *  through it and its neighbours. Errors: -EINVAL (empty band), -ENODATA (the
- *  band holds no power at all). */
+ *  through it and its neighbours (only when it is a local maximum with
+ *  positive neighbours). `psd` holds ccore_spectrum_bin_count() values.
+ *  Errors: -EINVAL (empty band), -ENODATA (the band holds no power at all). */
 int ccore_spectrum_peak(const ccore_spectrum *spectrum, const float *psd, float low_hz, float high_hz,
                         ccore_spectral_peak *out);
 
 /** de Haan's SNR in dB for a fundamental at f0_hz: the power within ±0.1 Hz
  *  of f0 and within ±0.2 Hz of 2*f0 (the first harmonic, when it lies in the
- *  band), against the rest of the power in [low_hz, high_hz]. Returns
- *  -INFINITY when there is no signal power and +INFINITY when there is no
- *  other power in the band. */
+ *  band), against the rest of the power in [low_hz, high_hz]; only bins
+ *  inside the band count on either side. Returns -INFINITY when there is no
+ *  signal power and +INFINITY when there is no other power in the band; NAN
+ *  for invalid arguments (an empty band, f0_hz <= 0). */
 float ccore_spectrum_snr_db(const ccore_spectrum *spectrum, const float *psd, float f0_hz, float low_hz,
                             float high_hz);
 
