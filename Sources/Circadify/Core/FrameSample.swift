@@ -41,6 +41,22 @@ package struct RegionSet: Sendable, Equatable {
         self.rects = rects; self.skin = skin; self.generation = generation
     }
 
+    /// The core's form; more regions than the core measures is an error.
+    func cValue() throws(CoreError) -> ccore_roi_set {
+        guard rects.count <= Int(CCORE_MAX_ROIS) else {
+            throw CoreError(code: -22, message: "at most \(CCORE_MAX_ROIS) regions, got \(rects.count)")
+        }
+        var set = ccore_roi_set()
+        set.count = UInt32(rects.count)
+        set.generation = generation
+        set.skin = skin.cValue
+        withUnsafeMutableBytes(of: &set.rects) { raw in
+            let slots = raw.bindMemory(to: ccore_rect.self)
+            for (i, r) in rects.enumerated() { slots[i] = ccore_rect(x: r.x, y: r.y, width: r.width, height: r.height) }
+        }
+        return set
+    }
+
     /// Forehead, left and right cheek of a face centred in the frame: the guide
     /// oval's regions, used until face tracking places them.
     package static var centeredFace: RegionSet {

@@ -136,19 +136,7 @@ package actor FrameSource {
 
     /// Publishes new regions to the capture thread; effective from the next frame.
     package func setRegions(_ regions: RegionSet) throws(CoreError) {
-        guard regions.rects.count <= Int(CCORE_MAX_ROIS) else {
-            throw CoreError(code: -22, message: "at most \(CCORE_MAX_ROIS) regions, got \(regions.rects.count)")
-        }
-        var set = ccore_roi_set()
-        set.count = UInt32(regions.rects.count)
-        set.generation = regions.generation
-        set.skin = regions.skin.cValue
-        withUnsafeMutableBytes(of: &set.rects) { raw in
-            let rects = raw.bindMemory(to: ccore_rect.self)
-            for (i, r) in regions.rects.enumerated() {
-                rects[i] = ccore_rect(x: r.x, y: r.y, width: r.width, height: r.height)
-            }
-        }
+        var set = try regions.cValue()
         try handle.check(ccore_source_set_rois(handle.raw, &set))
     }
 
