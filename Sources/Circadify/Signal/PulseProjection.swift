@@ -1,0 +1,111 @@
+import Foundation
+
+/// The two colour-space projections that turn a region's RGB trace into a
+/// pulse wave, both on temporally normalized colour (each channel divided by
+/// its mean over a short window, so skin tone and light level cancel). Both
+/// return the blood-volume pulse: positive when there is more blood under the
+/// skin (which makes it darker, green the most).
+package enum PulseProjection: String, Sendable, CaseIterable {
+    /// Plane-orthogonal-to-skin, Wang et al. 2017: project on the plane orthogonal
+    /// to the skin tone and alpha-tune the two projections, per 1.6 s window, overlap-added.
+    case pos
+    /// Chrominance, de Haan & Jeanne 2013: two chrominance signals, band-passed, alpha-tuned
+    /// per Hann window, overlap-added.
+    case chrom
+
+    /// The pulse wave of one region (not yet band-passed for POS; CHROM band-passes inside).
+    package func pulse(of rgb: [SIMD3<Double>], rate: Double, filter: BandPassFilter) -> [Double] {
+        let window = max(Int((1.6 * rate).rounded()), 4)
+        guard rgb.count >= window else { return [Double](repeating: 0, count: rgb.count) }
+        switch self {
+        case .pos: return Self.pos(rgb, window: window)
+        case .chrom: return Self.chrom(rgb, window: window, filter: filter)
+        }
+    }
+
+    private static func normalized(_ rgb: ArraySlice<SIMD3<Double>>) -> [SIMD3<Double>] {
+        let mean = rgb.reduce(SIMD3<Double>(repeating: 0), +) / Double(rgb.count)
+        let safe = SIMD3(max(mean.x, 1e-6), max(mean.y, 1e-6), max(mean.z, 1e-6))
+        return rgb.map { $0 / safe }
+    }
+
+    private static func pos(_ rgb: [SIMD3<Double>], window: Int) -> [Double] {
+        var h = [Double](repeating: 0, count: rgb.count)
+        for start in 0...(rgb.count - window) {
+            let c = normalized(rgb[start..<(start + window)])
+            let s1 = c.map { $0.y - $0.z }
+            let s2 = c.map { $0.y + $0.z - 2 * $0.x }
+            let sd2 = SignalMath.standardDeviation(s2)
+            let alpha = sd2 > 0 ? SignalMath.standardDeviation(s1) / sd2 : 0
+            let p = zip(s1, s2).map { $0 + alpha * $1 }
+            let m = SignalMath.mean(p)
+            // POS's projection falls as blood volume rises: negate it.
+            for k in 0..<window { h[start + k] -= p[k] - m }
+        }
+        return h
+    }
+
+    private static func chrom(_ rgb: [SIMD3<Double>], window: Int, filter: BandPassFilter) -> [Double] {
+        // Half-overlapping Hann windows of even length sum to a constant.
+        let length = window + window % 2, hop = length / 2
+        let hann = (0..<length).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(length)) }
+        let normalizedTrace = normalizedOverSlidingMean(rgb, window: length)
+        let xs = filter.apply(normalizedTrace.map { 3 * $0.x - 2 * $0.y })
+        let ys = filter.apply(normalizedTrace.map { 1.5 * $0.x + $0.y - 1.5 * $0.z })
+        var out = [Double](repeating: 0, count: rgb.count)
+        var start = 0
+        while start + length <= rgb.count {
+            let x = xs[start..<(start + length)], y = ys[start..<(start + length)]
+            let sy = SignalMath.standardDeviation(y)
+            let alpha = sy > 0 ? SignalMath.standardDeviation(x) / sy : 0
+            let s = zip(x, y).map { $0 - alpha * $1 }
+            let m = SignalMath.mean(s)
+            for k in 0..<length { out[start + k] += hann[k] * (s[k] - m) }
+            start += hop
+        }
+        return out
+    }
+
+    /// Each sample divided by the mean colour of the window centred on it.
+    private static func normalizedOverSlidingMean(_ rgb: [SIMD3<Double>], window: Int) -> [SIMD3<Double>] {
+        var prefix = [SIMD3<Double>](repeating: .zero, count: rgb.count + 1)
+        for i in rgb.indices { prefix[i + 1] = prefix[i] + rgb[i] }
+        return rgb.indices.map { i in
+            let lo = max(0, i - window / 2), hi = min(rgb.count, lo + window)
+            let m = (prefix[hi] - prefix[lo]) / Double(hi - lo)
+            return rgb[i] / SIMD3(max(m.x, 1e-6), max(m.y, 1e-6), max(m.z, 1e-6))
+        }
+    }
+}
+
+/// Removes steps from a colour trace: an exposure, gain or lighting jump
+/// multiplies every channel at once, which band-pass filtering would turn into
+/// a burst of false pulse. In the log domain a step is one outsized
+/// sample-to-sample difference; it is replaced by the typical difference and
+/// the trace re-integrated, which keeps the pulse and drops the jump.
+package enum StepRemoval {
+    /// Returns the cleaned trace and the sample indices where a step was removed.
+    package static func apply(_ rgb: [SIMD3<Double>], threshold: Double = 6) -> (trace: [SIMD3<Double>], steps: [Int]) {
+        guard rgb.count > 8 else { return (rgb, []) }
+        let logs = rgb.map { SIMD3(log(max($0.x, 1e-3)), log(max($0.y, 1e-3)), log(max($0.z, 1e-3))) }
+        var diffs = (1..<logs.count).map { logs[$0] - logs[$0 - 1] }
+        // A step moves the channels' sum; the pulse moves it by a fraction of a percent.
+        let sums = diffs.map { $0.x + $0.y + $0.z }
+        let scale = max(SignalMath.medianAbsoluteDeviation(sums), 1e-4)
+        var steps = [Int]()
+        for i in diffs.indices where abs(sums[i]) > threshold * scale && abs(sums[i]) > 0.006 {
+            diffs[i] = .zero
+            steps.append(i + 1)
+        }
+        guard !steps.isEmpty else { return (rgb, []) }
+        var out = [SIMD3<Double>]()
+        out.reserveCapacity(rgb.count)
+        var current = logs[0]
+        out.append(rgb[0])
+        for d in diffs {
+            current += d
+            out.append(SIMD3(exp(current.x), exp(current.y), exp(current.z)))
+        }
+        return (out, steps)
+    }
+}

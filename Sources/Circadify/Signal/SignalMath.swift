@@ -1,0 +1,58 @@
+import Foundation
+
+/// Small statistics on traces. Empty input gives 0 (the callers check counts first).
+enum SignalMath {
+    static func mean(_ x: some Collection<Double>) -> Double {
+        x.isEmpty ? 0 : x.reduce(0, +) / Double(x.count)
+    }
+
+    static func standardDeviation(_ x: some Collection<Double>) -> Double {
+        guard x.count > 1 else { return 0 }
+        let m = mean(x)
+        return (x.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(x.count - 1)).squareRoot()
+    }
+
+    static func median(_ x: [Double]) -> Double {
+        guard !x.isEmpty else { return 0 }
+        let s = x.sorted(), n = s.count
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
+    }
+
+    /// Scaled so it estimates the standard deviation of Gaussian data.
+    static func medianAbsoluteDeviation(_ x: [Double]) -> Double {
+        let m = median(x)
+        return 1.4826 * median(x.map { abs($0 - m) })
+    }
+
+    static func pearson(_ a: [Double], _ b: [Double]) -> Double {
+        let n = min(a.count, b.count)
+        guard n > 2 else { return 0 }
+        let ma = mean(a.prefix(n)), mb = mean(b.prefix(n))
+        var sab = 0.0, saa = 0.0, sbb = 0.0
+        for i in 0..<n {
+            let da = a[i] - ma, db = b[i] - mb
+            sab += da * db; saa += da * da; sbb += db * db
+        }
+        return saa > 0 && sbb > 0 ? sab / (saa * sbb).squareRoot() : 0
+    }
+
+    /// Scales to zero mean and unit standard deviation (all zeros for a flat input).
+    static func standardized(_ x: [Double]) -> [Double] {
+        let m = mean(x), s = standardDeviation(x)
+        return s > 0 ? x.map { ($0 - m) / s } : x.map { _ in 0 }
+    }
+
+    /// Subtracts the least-squares line.
+    static func detrended(_ x: [Double]) -> [Double] {
+        let n = Double(x.count)
+        guard x.count > 2 else { return x.map { _ in 0 } }
+        let mt = (n - 1) / 2, mx = mean(x)
+        var stx = 0.0, stt = 0.0
+        for (i, v) in x.enumerated() {
+            let dt = Double(i) - mt
+            stx += dt * (v - mx); stt += dt * dt
+        }
+        let slope = stx / stt
+        return x.enumerated().map { $1 - mx - slope * (Double($0) - mt) }
+    }
+}

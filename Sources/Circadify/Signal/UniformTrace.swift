@@ -1,0 +1,144 @@
+import Foundation
+
+/// One frame's measurements as the signal pipeline sees them.
+package struct SignalFrame: Sendable, Equatable {
+    /// Capture time, seconds on the monotonic clock.
+    package var time: Double
+    /// Mean R, G, B (0-255) of each region's skin pixels.
+    package var regions: [RegionColor]
+    /// Vertical centre of the tracked face, normalized (0 top, 1 bottom); nil when not tracked.
+    package var faceCenterY: Double?
+    /// Mean luma of the frame (0-255).
+    package var meanLuma: Double
+
+    package init(time: Double, regions: [RegionColor], faceCenterY: Double? = nil, meanLuma: Double) {
+        self.time = time; self.regions = regions; self.faceCenterY = faceCenterY; self.meanLuma = meanLuma
+    }
+
+    /// A core sample, with the face position the tracker had published for it.
+    package init(_ sample: FrameSample, faceCenterY: Double? = nil) {
+        time = Double(sample.timestampNanoseconds) / 1e9
+        regions = sample.regions.map {
+            RegionColor(red: Double($0.red), green: Double($0.green), blue: Double($0.blue),
+                        skinFraction: Double($0.skinFraction))
+        }
+        self.faceCenterY = faceCenterY
+        meanLuma = Double(sample.meanLuma)
+    }
+}
+
+package struct RegionColor: Sendable, Equatable {
+    package var red: Double, green: Double, blue: Double
+    /// Share of the region's pixels that passed the skin mask (0-1); 0 means no measurement.
+    package var skinFraction: Double
+
+    package init(red: Double, green: Double, blue: Double, skinFraction: Double) {
+        self.red = red; self.green = green; self.blue = blue; self.skinFraction = skinFraction
+    }
+}
+
+/// The frames resampled to a uniform rate from their timestamps. Cameras
+/// deliver frames with jitter and drops, and spectra need a uniform grid.
+/// Short gaps (dropped frames, a region briefly without skin) are bridged by
+/// linear interpolation; samples inside longer gaps are interpolated too, so
+/// the arithmetic stays simple, but marked unreliable.
+package struct UniformTrace: Sendable {
+    package let rate: Double
+    /// Time of sample 0 on the frames' clock.
+    package let start: Double
+    /// Per region, per sample: R, G, B.
+    package var colors: [[SIMD3<Double>]]
+    /// Per region, per sample: skin fraction (0 where the region had no skin).
+    package var skin: [[Double]]
+    package var faceCenterY: [Double]?
+    package var luma: [Double]
+    /// Per sample: inside a gap longer than the bridging limit.
+    package var unreliable: [Bool]
+    /// Frames the source delivered, and how many uniform samples were bridged.
+    package var frameCount: Int
+    package var bridgedCount: Int
+
+    package var count: Int { luma.count }
+    package var duration: Double { Double(count) / rate }
+    package var regionCount: Int { colors.count }
+
+    /// Resamples `frames` (in time order; out-of-order or repeated times are skipped).
+    /// A gap up to `maxBridge` seconds is bridged; longer ones are marked unreliable.
+    package init(frames: [SignalFrame], rate: Double, maxBridge: Double = 0.5) {
+        self.rate = rate
+        var kept = [SignalFrame]()
+        kept.reserveCapacity(frames.count)
+        for f in frames where kept.last.map({ f.time > $0.time }) ?? true { kept.append(f) }
+        frameCount = kept.count
+        let origin = kept.first?.time ?? 0
+        start = origin
+        let regionCount = kept.map(\.regions.count).min() ?? 0
+        let n = kept.count < 2 ? kept.count : Int(((kept[kept.count - 1].time - origin) * rate).rounded(.down)) + 1
+        let times = (0..<n).map { origin + Double($0) / rate }
+
+        luma = Self.interpolate(kept.map { ($0.time, $0.meanLuma) }, at: times)
+        var gapMask = Self.gaps(in: kept.map(\.time), at: times, longerThan: maxBridge)
+        var bridged = Self.gaps(in: kept.map(\.time), at: times, longerThan: 1.5 / rate).filter { $0 }.count
+        colors = []
+        skin = []
+        for r in 0..<regionCount {
+            // A frame whose region had no skin pixels has no colour: it is a gap for that region.
+            let valid = kept.filter { $0.regions[r].skinFraction > 0 }
+            let rgb = valid.map { ($0.time, SIMD3($0.regions[r].red, $0.regions[r].green, $0.regions[r].blue)) }
+            colors.append(Self.interpolate(rgb, at: times))
+            skin.append(Self.interpolate(kept.map { ($0.time, $0.regions[r].skinFraction) }, at: times))
+            let regionGaps = Self.gaps(in: valid.map(\.time), at: times, longerThan: maxBridge)
+            for i in 0..<n where regionGaps[i] { gapMask[i] = true }
+            bridged = max(bridged, Self.gaps(in: valid.map(\.time), at: times, longerThan: 1.5 / rate)
+                .filter { $0 }.count)
+        }
+        if kept.allSatisfy({ $0.faceCenterY != nil }), !kept.isEmpty {
+            faceCenterY = Self.interpolate(kept.map { ($0.time, $0.faceCenterY ?? 0) }, at: times)
+        }
+        unreliable = gapMask
+        bridgedCount = bridged
+    }
+
+    /// Linear interpolation of (time, value) points at `times`; held flat outside them.
+    private static func interpolate<V: Sendable>(_ points: [(Double, V)], at times: [Double]) -> [V]
+    where V: FloatingPointInterpolatable {
+        guard let first = points.first else { return times.map { _ in V.zero } }
+        var out = [V]()
+        out.reserveCapacity(times.count)
+        var j = 0
+        for t in times {
+            while j + 1 < points.count && points[j + 1].0 <= t { j += 1 }
+            if t <= first.0 { out.append(first.1); continue }
+            if j + 1 >= points.count { out.append(points[j].1); continue }
+            let (t0, v0) = points[j], (t1, v1) = points[j + 1]
+            out.append(V.lerp(v0, v1, (t - t0) / (t1 - t0)))
+        }
+        return out
+    }
+
+    /// Marks the uniform samples that fall inside a gap between `frameTimes` longer than `limit` seconds.
+    private static func gaps(in frameTimes: [Double], at times: [Double], longerThan limit: Double) -> [Bool] {
+        var mask = [Bool](repeating: frameTimes.isEmpty, count: times.count)
+        guard frameTimes.count > 1 else { return mask }
+        var j = 0
+        for (i, t) in times.enumerated() {
+            while j + 1 < frameTimes.count && frameTimes[j + 1] < t { j += 1 }
+            if j + 1 < frameTimes.count, frameTimes[j] < t, frameTimes[j + 1] - frameTimes[j] > limit { mask[i] = true }
+        }
+        return mask
+    }
+}
+
+/// What the interpolation needs of a value: a zero and a straight line between two values.
+protocol FloatingPointInterpolatable {
+    static var zero: Self { get }
+    static func lerp(_ a: Self, _ b: Self, _ w: Double) -> Self
+}
+
+extension Double: FloatingPointInterpolatable {
+    static func lerp(_ a: Double, _ b: Double, _ w: Double) -> Double { a + (b - a) * w }
+}
+
+extension SIMD3: FloatingPointInterpolatable where Scalar == Double {
+    static func lerp(_ a: SIMD3<Double>, _ b: SIMD3<Double>, _ w: Double) -> SIMD3<Double> { a + (b - a) * w }
+}

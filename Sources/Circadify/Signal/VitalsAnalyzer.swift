@@ -1,0 +1,196 @@
+import Foundation
+
+/// Turns a stretch of frames into heart rate, HRV, breathing and a confidence:
+/// resample → remove steps → POS and CHROM per region → fuse by SNR → sliding
+/// Welch spectra → harmonic-aware tracking → beats → breathing → confidence.
+///
+/// Stateless between calls apart from its cached spectrum plans, so the same
+/// analyzer serves the live updates (called about once a second on the latest
+/// frames) and the final result. Not Sendable: one owner (an actor) at a time.
+package final class VitalsAnalyzer {
+    package struct Configuration: Sendable {
+        /// The uniform rate traces are resampled to, Hz.
+        package var rate = 30.0
+        /// Sliding-window length and hop for the heart-rate track, seconds.
+        package var window = 10.0
+        package var hop = 1.0
+        /// The shortest stretch a heart rate is read from, seconds.
+        package var minimumDuration = 5.0
+        package init() {}
+    }
+
+    package enum Failure: Error, Equatable {
+        /// Less than `minimumDuration` of usable signal (seconds seen given).
+        case notEnoughSignal(seconds: Double)
+        /// The frames carry no region measurements.
+        case noRegions
+    }
+
+    package let configuration: Configuration
+    private let filter: BandPassFilter
+    private var analyzers = [Int: SpectrumAnalyzer]()
+
+    package init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        filter = BandPassFilter(band: HeartRateTracker.band, rate: configuration.rate)
+    }
+
+    package func analyze(_ frames: [SignalFrame]) throws(Failure) -> VitalsEstimate {
+        let rate = configuration.rate
+        let trace = UniformTrace(frames: frames, rate: rate)
+        guard trace.regionCount > 0 else { throw .noRegions }
+        let usable = trace.unreliable.filter { !$0 }.count
+        guard trace.duration >= configuration.minimumDuration, Double(usable) / rate >= configuration.minimumDuration
+        else { throw .notEnoughSignal(seconds: Double(usable) / rate) }
+
+        // Each region, and all of them pooled, through both projections.
+        var steps = Set<Int>()
+        var regionTraces = trace.colors.map { rgb -> [SIMD3<Double>] in
+            let cleaned = StepRemoval.apply(rgb)
+            steps.formUnion(cleaned.steps)
+            return cleaned.trace
+        }
+        regionTraces.append(Self.pooled(regionTraces))
+        var waves = [(projection: PulseProjection, wave: [Double])]()
+        for rgb in regionTraces {
+            for projection in PulseProjection.allCases {
+                waves.append((projection, filter.apply(projection.pulse(of: rgb, rate: rate, filter: filter))))
+            }
+        }
+
+        // Fuse by each wave's SNR at the frequency all of them point to.
+        let whole = try spectrumFor(length: min(trace.count, Int(configuration.window * rate)))
+        let spectra = waves.map { welch(whole, $0.wave) }
+        let reference = HeartRateTracker.candidates(psd: Self.normalizedSum(spectra, analyzer: whole), binHz: whole.binHz)
+            .first?.frequency ?? 1.2
+        let weights = spectra.map { psd -> Double in
+            let snr = whole.snr(of: psd, fundamental: reference, band: HeartRateTracker.band)
+            return snr.isFinite ? pow(10, min(snr, 20) / 10) : (snr > 0 ? 100 : 0)
+        }
+        let fused = Self.weightedSum(waves.map(\.wave), weights: weights)
+
+        // Sliding windows for the track, then the whole stretch for the final value.
+        let windows = try slidingWindows(fused, trace: trace)
+        let track = HeartRateTracker.track(windows)
+        let wholePSD = welch(whole, fused)
+        let final = Self.finalFrequency(wholePSD, binHz: whole.binHz, track: track.compactMap { $0 })
+        let snr = whole.snr(of: wholePSD, fundamental: final, band: HeartRateTracker.band)
+
+        var heartRate = final * 60
+        let beats = BeatIntervals(wave: fused, rate: rate, heartRate: heartRate)
+        // Beat intervals define the mean heart rate; when they are clean and agree, prefer them.
+        if beats.sdnn != nil, let fromBeats = beats.meanHeartRate, abs(fromBeats - heartRate) < 2 { heartRate = fromBeats }
+        let breathing = RespirationEstimator.estimate(trace: trace, wave: fused, beats: beats.beats)
+
+        let methodRates = PulseProjection.allCases.map { projection -> Double? in
+            let members = waves.indices.filter { waves[$0].projection == projection }
+            let wave = Self.weightedSum(members.map { waves[$0].wave }, weights: members.map { weights[$0] })
+            return HeartRateTracker.candidates(psd: welch(whole, wave), binHz: whole.binHz).first.map { $0.frequency * 60 }
+        }
+        let agree = methodRates.allSatisfy { rate in rate.map { abs($0 - heartRate) <= 3 } ?? false }
+        let consistent = windows.filter { w in w.candidates.first.map { abs($0.frequency * 60 - heartRate) <= 5 } ?? false }
+        let quality = SignalQuality(
+            snr: snr, consistency: windows.isEmpty ? 0 : Double(consistent.count) / Double(windows.count),
+            methodsAgree: agree,
+            skinCoverage: SignalMath.mean(trace.skin.map { SignalMath.mean($0) }),
+            gapFraction: Double(trace.count - usable) / Double(max(trace.count, 1)),
+            droppedFraction: Double(trace.bridgedCount) / Double(max(trace.count, 1)),
+            stepsPerMinute: Double(steps.count) / trace.duration * 60)
+
+        return VitalsEstimate(
+            heartRate: heartRate, confidence: ConfidenceModel.confidence(quality),
+            sdnn: beats.sdnn, rmssd: beats.rmssd, respiratoryRate: breathing.breathsPerMinute,
+            heartRateTrack: zip(windows, track).compactMap { w, f in f.map { HeartRateReading(time: w.time, bpm: $0 * 60) } },
+            pulseWave: fused, sampleRate: rate, duration: trace.duration, quality: quality)
+    }
+
+    /// One reading per hop; the first windows grow from the minimum duration to the full length.
+    private func slidingWindows(_ wave: [Double], trace: UniformTrace) throws(Failure) -> [PulseWindow] {
+        let rate = configuration.rate
+        let full = Int(configuration.window * rate), shortest = Int(configuration.minimumDuration * rate)
+        let hop = max(1, Int(configuration.hop * rate))
+        var windows = [PulseWindow]()
+        var end = min(shortest, wave.count)
+        while end <= wave.count {
+            let start = max(0, end - full)
+            // Windows mostly inside a long gap say nothing.
+            let lost = trace.unreliable[start..<end].filter { $0 }.count
+            if lost * 4 < end - start {
+                let analyzer = try spectrumFor(length: end - start)
+                let psd = welch(analyzer, Array(wave[start..<end]))
+                windows.append(PulseWindow(time: Double(end) / rate,
+                                           candidates: HeartRateTracker.candidates(psd: psd, binHz: analyzer.binHz)))
+            }
+            if end == wave.count { break }
+            end = min(end + hop, wave.count)
+        }
+        return windows
+    }
+
+    /// The final frequency: the whole stretch's strongest harmonic-sum candidate near the
+    /// track's median, so a peak the track never followed cannot take over at the end.
+    private static func finalFrequency(_ psd: [Float], binHz: Double, track: [Double]) -> Double {
+        let candidates = HeartRateTracker.candidates(psd: psd, binHz: binHz, limit: 8)
+        guard let best = candidates.first else { return SignalMath.median(track) }
+        guard !track.isEmpty else { return best.frequency }
+        let centre = SignalMath.median(track)
+        let near = candidates.filter { abs($0.frequency - centre) * 60 <= 6 && $0.score >= 0.25 * best.score }
+        return near.first?.frequency ?? best.frequency
+    }
+
+    private func spectrumFor(length: Int) throws(Failure) -> SpectrumAnalyzer {
+        if let cached = analyzers[length] { return cached }
+        // The segment is the whole window; 4096 points give a 0.44 bpm grid at 30 Hz before interpolation.
+        guard let made = try? SpectrumAnalyzer(sampleRate: configuration.rate, segmentLength: length,
+                                               fftLength: max(4096, 1 << Int(log2(Double(length)).rounded(.up))),
+                                               overlap: 0.5)
+        else { throw .notEnoughSignal(seconds: Double(length) / configuration.rate) }
+        analyzers[length] = made
+        return made
+    }
+
+    /// Welch PSD of the newest `segmentLength`-or-more samples (all of them, in overlapping segments).
+    private func welch(_ analyzer: SpectrumAnalyzer, _ wave: [Double]) -> [Float] {
+        (try? analyzer.welch(wave.map { Float($0) })) ?? [Float](repeating: 0, count: analyzer.binCount)
+    }
+
+    /// The regions' traces, each scaled by its mean colour, averaged: the most pixels, the least noise.
+    private static func pooled(_ traces: [[SIMD3<Double>]]) -> [SIMD3<Double>] {
+        guard let count = traces.map(\.count).min(), count > 0 else { return [] }
+        let scaled = traces.map { t -> [SIMD3<Double>] in
+            let m = t.reduce(SIMD3<Double>.zero, +) / Double(t.count)
+            let safe = SIMD3(max(m.x, 1e-6), max(m.y, 1e-6), max(m.z, 1e-6))
+            return t.map { $0 / safe }
+        }
+        return (0..<count).map { i in scaled.reduce(SIMD3<Double>.zero) { $0 + $1[i] } / Double(scaled.count) * 128 }
+    }
+
+    /// Sum of the spectra, each scaled to unit power in the pulse band.
+    private static func normalizedSum(_ spectra: [[Float]], analyzer: SpectrumAnalyzer) -> [Float] {
+        var sum = [Float](repeating: 0, count: analyzer.binCount)
+        for psd in spectra {
+            var total: Float = 0
+            for k in psd.indices where HeartRateTracker.band.contains(analyzer.frequency(ofBin: k)) { total += psd[k] }
+            guard total > 0 else { continue }
+            for k in psd.indices { sum[k] += psd[k] / total }
+        }
+        return sum
+    }
+
+    /// The waves, standardized, turned to agree in sign with the strongest one (a region
+    /// lit from the side can flip its projection), and averaged by weight.
+    private static func weightedSum(_ waves: [[Double]], weights: [Double]) -> [Double] {
+        guard let count = waves.map(\.count).min(), let lead = weights.indices.max(by: { weights[$0] < weights[$1] })
+        else { return [] }
+        let total = weights.reduce(0, +)
+        let w = total > 0 ? weights.map { $0 / total } : weights.map { _ in 1 / Double(weights.count) }
+        let reference = SignalMath.standardized(waves[lead])
+        var out = [Double](repeating: 0, count: count)
+        for (wave, weight) in zip(waves, w) where weight > 0 {
+            let s = SignalMath.standardized(wave)
+            let sign = SignalMath.pearson(s, reference) < 0 ? -1.0 : 1.0
+            for i in 0..<count { out[i] += sign * weight * s[i] }
+        }
+        return SignalMath.standardized(out)
+    }
+}

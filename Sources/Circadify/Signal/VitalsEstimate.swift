@@ -1,0 +1,47 @@
+/// What the signal pipeline reads from a stretch of frames. Every value it
+/// cannot measure is nil; `confidence` says how far the heart rate can be trusted.
+package struct VitalsEstimate: Sendable, Equatable {
+    /// Heart rate, bpm, nil until enough signal has been seen.
+    package var heartRate: Double?
+    /// 0-1: >= 0.7 reliable, 0.4-0.7 re-scan, < 0.4 retry (no usable pulse).
+    package var confidence: Double
+    /// HRV: standard deviation of beat intervals, ms (the seed's `hrv`).
+    package var sdnn: Double?
+    /// HRV: root mean square of successive interval differences, ms.
+    package var rmssd: Double?
+    /// Breaths per minute.
+    package var respiratoryRate: Double?
+    /// The heart rate over time (one reading per sliding window).
+    package var heartRateTrack: [HeartRateReading]
+    /// The fused, band-passed pulse wave (unit variance) at `sampleRate`.
+    package var pulseWave: [Double]
+    package var sampleRate: Double
+    /// Seconds of signal analysed.
+    package var duration: Double
+    /// The measurements the confidence was made of.
+    package var quality: SignalQuality
+}
+
+package struct HeartRateReading: Sendable, Equatable {
+    /// Seconds from the start of the analysed stretch (the window's end).
+    package var time: Double
+    package var bpm: Double
+}
+
+/// The evidence behind a confidence value.
+package struct SignalQuality: Sendable, Equatable {
+    /// de Haan SNR of the fused pulse at the heart rate, dB.
+    package var snr: Double
+    /// Share of sliding windows whose strongest candidate agrees with the heart rate (±5 bpm).
+    package var consistency: Double
+    /// The POS-only and CHROM-only pulse waves give the same heart rate (±3 bpm).
+    package var methodsAgree: Bool
+    /// Mean share of skin pixels in the regions (0-1).
+    package var skinCoverage: Double
+    /// Share of the stretch lost to long gaps (no frames, or no skin).
+    package var gapFraction: Double
+    /// Share of the stretch bridged over dropped frames.
+    package var droppedFraction: Double
+    /// Intensity steps (exposure or lighting jumps) removed, per minute.
+    package var stepsPerMinute: Double
+}

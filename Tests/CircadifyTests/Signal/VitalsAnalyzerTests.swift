@@ -1,0 +1,124 @@
+@testable import Circadify
+import Foundation
+import Testing
+
+/// The signal pipeline on synthetic region traces with a known pulse.
+@Suite struct VitalsAnalyzerTests {
+    @Test func cleanPulseGivesItsHeartRateWithinHalfABeat() throws {
+        for bpm in [52.0, 72.0, 95.0, 130.0] {
+            var synthetic = SyntheticTrace()
+            synthetic.heartRate = { _ in bpm }
+            let estimate = try VitalsAnalyzer().analyze(synthetic.frames())
+            let hr = try #require(estimate.heartRate)
+            #expect(abs(hr - bpm) <= 0.5, "\(bpm) bpm read as \(hr)")
+            #expect(estimate.confidence >= ConfidenceModel.reliable, "clean \(bpm) bpm: confidence \(estimate.confidence)")
+        }
+    }
+
+    @Test func strongSecondHarmonicIsNotTakenForTheFundamental() throws {
+        var synthetic = SyntheticTrace()
+        synthetic.heartRate = { _ in 62 }
+        synthetic.harmonic = 1.3  // the harmonic carries more power than the fundamental
+        let estimate = try VitalsAnalyzer().analyze(synthetic.frames())
+        let hr = try #require(estimate.heartRate)
+        #expect(abs(hr - 62) <= 1, "read \(hr), twice the rate would be 124")
+        #expect(estimate.heartRateTrack.allSatisfy { abs($0.bpm - 62) < 5 })
+    }
+
+    @Test func heartRateStepIsFollowedWithinAFewSeconds() throws {
+        var synthetic = SyntheticTrace()
+        synthetic.duration = 40
+        synthetic.heartRate = { $0 < 20 ? 65 : 85 }
+        let estimate = try VitalsAnalyzer().analyze(synthetic.frames())
+        let before = estimate.heartRateTrack.filter { $0.time > 10 && $0.time <= 20 }
+        let settled = estimate.heartRateTrack.filter { $0.time >= 28 }
+        #expect(!before.isEmpty && !settled.isEmpty)
+        #expect(before.allSatisfy { abs($0.bpm - 65) < 3 }, "\(before.map(\.bpm))")
+        // A 10 s window has fully crossed the step 10 s after it; allow 8 s more of the window than half.
+        #expect(settled.allSatisfy { abs($0.bpm - 85) < 3 }, "\(settled.map(\.bpm))")
+        let reached = estimate.heartRateTrack.first { $0.time > 20 && abs($0.bpm - 85) < 3 }
+        #expect((reached?.time ?? 99) <= 28, "followed the step at t=\(reached?.time ?? -1)")
+    }
+
+    @Test func noiseAloneGivesLowConfidence() throws {
+        for seed in 1...5 as ClosedRange<UInt64> {
+            var synthetic = SyntheticTrace()
+            synthetic.pulsePresent = false
+            synthetic.noise = 0.3
+            synthetic.seed = seed
+            let estimate = try VitalsAnalyzer().analyze(synthetic.frames())
+            #expect(estimate.confidence < ConfidenceModel.retry, "seed \(seed): \(estimate.confidence) \(estimate.quality)")
+        }
+    }
+
+    @Test func droppedFramesAreBridged() throws {
+        var synthetic = SyntheticTrace()
+        synthetic.heartRate = { _ in 80 }
+        // 5 % of the frames in bursts of up to 3, as a loaded USB camera drops them.
+        synthetic.dropped = Set(stride(from: 7, to: 900, by: 37).flatMap { [$0, $0 + 1] })
+        let estimate = try VitalsAnalyzer().analyze(synthetic.frames())
+        let hr = try #require(estimate.heartRate)
+        #expect(abs(hr - 80) <= 0.5, "read \(hr)")
+        #expect(estimate.quality.droppedFraction > 0.03 && estimate.quality.gapFraction == 0)
+    }
+
+    @Test func longGapIsMarkedAndLowersConfidence() throws {
+        var synthetic = SyntheticTrace()
+        synthetic.dropped = Set(300..<390)  // 3 s without frames
+        let gapped = try VitalsAnalyzer().analyze(synthetic.frames())
+        let clean = try VitalsAnalyzer().analyze(SyntheticTrace().frames())
+        #expect(gapped.quality.gapFraction > 0.08)
+        #expect(gapped.confidence < clean.confidence)
+        #expect(abs((gapped.heartRate ?? 0) - 72) <= 1)
+    }
+
+    @Test func tooShortAStretchIsAnErrorNotAGuess() {
+        var synthetic = SyntheticTrace()
+        synthetic.duration = 3
+        #expect(throws: VitalsAnalyzer.Failure.self) { try VitalsAnalyzer().analyze(synthetic.frames()) }
+        #expect(throws: VitalsAnalyzer.Failure.noRegions) {
+            try VitalsAnalyzer().analyze((0..<300).map { SignalFrame(time: Double($0) / 30, regions: [], meanLuma: 100) })
+        }
+    }
+
+    @Test func lightingStepIsRemovedNotReadAsPulse() throws {
+        var synthetic = SyntheticTrace()
+        synthetic.heartRate = { _ in 70 }
+        var frames = synthetic.frames()
+        for i in frames.indices where i >= 400 {
+            frames[i].regions = frames[i].regions.map {
+                RegionColor(red: $0.red * 1.12, green: $0.green * 1.12, blue: $0.blue * 1.12, skinFraction: $0.skinFraction)
+            }
+        }
+        let estimate = try VitalsAnalyzer().analyze(frames)
+        #expect(abs((estimate.heartRate ?? 0) - 70) <= 0.5)
+        #expect(estimate.quality.stepsPerMinute > 0)
+        #expect(estimate.confidence >= ConfidenceModel.reliable)
+    }
+
+    @Test func hrvAndBreathingFromASteadyPulse() throws {
+        var synthetic = SyntheticTrace()
+        // Respiratory sinus arrhythmia: ±4 bpm at the breathing rate (12 /min).
+        synthetic.breathing = 12
+        synthetic.heartRate = { 70 + 4 * sin(2 * Double.pi * 0.2 * $0) }
+        let estimate = try VitalsAnalyzer().analyze(synthetic.frames())
+        let rr = try #require(estimate.respiratoryRate)
+        #expect(abs(rr - 12) <= 1, "breathing read as \(rr)")
+        let sdnn = try #require(estimate.sdnn)
+        // ±4 bpm around 70 bpm swings the interval by about ±49 ms: SDNN ≈ 49/√2 ≈ 35 ms.
+        #expect(sdnn > 20 && sdnn < 50, "SDNN \(sdnn)")
+        #expect(estimate.rmssd != nil)
+    }
+
+    @Test func breathingIsNilWithoutAnyBreathingSignal() throws {
+        var synthetic = SyntheticTrace()
+        synthetic.breathing = 0
+        synthetic.noise = 0.2
+        let estimate = try VitalsAnalyzer().analyze(synthetic.frames().map {
+            var f = $0
+            f.faceCenterY = nil
+            return f
+        })
+        #expect(estimate.respiratoryRate == nil, "read \(String(describing: estimate.respiratoryRate))")
+    }
+}
