@@ -333,7 +333,7 @@ int gt_face_layer_build(gt_face_layer *layer, float scale, float amplitude, int 
     /* Pulse strength across the face: strongest on forehead and cheeks
      * (thin skin over dense capillaries), weaker towards jaw and nose;
      * scaled so the skin of the truth ROIs carries `amplitude` on average. */
-    double wsum = 0, psum = 0, skin_cnt = 0, roi_cnt = 0;
+    double wsum = 0, psum = 0;
     for (int pass = 0; pass < 2; pass++) {
         float norm = pass ? (float)(wsum / (psum > 0 ? psum : 1)) : 1.0f;
         for (uint32_t j = 0; j < h; j++)
@@ -350,7 +350,7 @@ int gt_face_layer_build(gt_face_layer *layer, float scale, float amplitude, int 
                 }
                 float profile = (0.55f + 0.45f * bump) * norm;
                 if (!pass) {
-                    if (in_roi) wsum += skin[k], psum += skin[k] * profile, skin_cnt += skin[k] > 0.5f, roi_cnt++;
+                    if (in_roi) wsum += skin[k], psum += skin[k] * profile;
                     continue;
                 }
                 float c[3];
@@ -367,7 +367,6 @@ int gt_face_layer_build(gt_face_layer *layer, float scale, float amplitude, int 
                 o[GT_L_PAD] = 0;
             }
     }
-    layer->skin_fraction = (float)(skin_cnt / (roi_cnt > 0 ? roi_cnt : 1));
 
     if ((rc = fit_backdrop(layer, rgb, alpha, w, h)) < 0) {
         gt_set_msg(msg, msg_size, "fitting the photo's backdrop failed");

@@ -87,7 +87,6 @@ typedef struct {
     float origin_x, origin_y; /* layer position of the source image's (0, 0) */
     float backdrop_poly[3][GT_BACKDROP_TERMS]; /* the photo's backdrop colour, a quadratic in source x, y */
     gt_box backdrop_box;    /* where that fit was measured (source pixels); clamp to it */
-    float skin_fraction;    /* share of the truth ROIs' pixels in the skin mask */
 } gt_face_layer;
 
 /* Face landmarks in the source image (skimage astronaut.png, 512x512). */

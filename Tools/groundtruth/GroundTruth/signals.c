@@ -89,10 +89,12 @@ static double ppg_span(double ibi) {
  * beats inside the clip average exactly the requested rate. */
 static int make_beats(gt_clip *c, const breathing *br, gt_rng *person) {
     double hr = c->heart_rate, T = c->duration;
-    double rsa = gt_uniform_in(person, 2.0, 5.0);          /* bpm, peak */
-    double mayer = gt_uniform_in(person, 1.0, 2.5);        /* bpm, peak */
+    /* RSA is strongest for slow breathing: the baroreflex passes slow swings
+     * and damps fast ones (2-5 bpm at 12 /min, less above). */
+    double rsa = gt_uniform_in(person, 2.5, 6.0) / sqrt(1 + pow(br->rate_hz / 0.15, 2)) * 1.55; /* bpm, peak */
+    double mayer = gt_uniform_in(person, 1.5, 3.0);        /* bpm, peak */
     double mayer_hz = gt_uniform_in(person, 0.08, 0.12), mayer_phase = gt_uniform_in(person, 0, 2 * M_PI);
-    double jitter = gt_uniform_in(person, 0.015, 0.045);   /* s, sd */
+    double jitter = gt_uniform_in(person, 0.008, 0.025);   /* s, sd */
     gt_rng r = gt_rng_stream(c->opt.seed, STREAM_BEATS);
 
     size_t cap = (size_t)((T + 2 * MARGIN_S + 2) * 240 / 60) + 16, n = 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "groundtruth.h"
 
@@ -69,7 +70,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out) {
 }
 
 typedef struct {
-    int quiet;
+    int quiet, tty;
     double start;
 } progress_state;
 
@@ -79,15 +80,16 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* One line, rewritten in place, every 2% of a long clip. */
+/* On a terminal one line, rewritten every 2% of a long clip; into a log a
+ * line every 25%. */
 static void progress(void *user, uint32_t done, uint32_t total) {
     progress_state *p = user;
     if (p->quiet || total < 150) return;
-    uint32_t step = total / 50 ? total / 50 : 1;
+    uint32_t parts = p->tty ? 50 : 4, step = total / parts ? total / parts : 1;
     if (done % step != 0 && done != total) return;
     double el = now() - p->start;
-    fprintf(stderr, "\r%s: frame %u/%u (%3.0f%%), %.1f s", prog, done, total, 100.0 * done / total, el);
-    if (done == total) fputc('\n', stderr);
+    fprintf(stderr, "%s%s: frame %u/%u (%3.0f%%), %.1f s%s", p->tty ? "\r" : "", prog, done, total,
+            100.0 * done / total, el, p->tty && done != total ? "" : "\n");
 }
 
 /* FILE with its extension replaced by .json (or .json appended). */
@@ -218,7 +220,7 @@ int main(int argc, char **argv) {
     if (!truth) truth = truth_owned = truth_path_for(out);
     if (!truth) return 1;
     if (o.format == GT_FORMAT_AUTO) o.format = gt_format_for_path(out, o.scenario);
-    progress_state ps = {quiet, now()};
+    progress_state ps = {quiet, isatty(STDERR_FILENO), now()};
     o.progress = progress;
     o.progress_user = &ps;
     char msg[256] = "";
