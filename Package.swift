@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Circadify", type: .static, targets: ["Circadify"]),
         .library(name: "CCore", type: .static, targets: ["CCore"]),
         .executable(name: "circadify", targets: ["circadify"]),
+        .executable(name: "circadify-groundtruth", targets: ["circadify-groundtruth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -60,6 +61,21 @@ let package = Package(
             path: "Tools/testclip",
             cSettings: cCoreSettings
         ),
+        // Ground-truth face videos (Tools/groundtruth): the generator library and its CLI.
+        // -O2 even in debug builds so the tests render their clips quickly.
+        .target(
+            name: "GroundTruth",
+            dependencies: ["CCore"],
+            path: "Tools/groundtruth/GroundTruth",
+            publicHeadersPath: "include",
+            cSettings: cCoreSettings + [.unsafeFlags(["-O2"])]
+        ),
+        .executableTarget(
+            name: "circadify-groundtruth",
+            dependencies: ["GroundTruth"],
+            path: "Tools/groundtruth/cli",
+            cSettings: cCoreSettings
+        ),
         // Frame and file generators shared by the test targets.
         .target(
             name: "CCoreTestSupport",
@@ -70,6 +86,11 @@ let package = Package(
             name: "CCoreTests",
             dependencies: ["CCore", "CCoreTestSupport"],
             path: "Tests/CCoreTests"
+        ),
+        .testTarget(
+            name: "GroundTruthTests",
+            dependencies: ["GroundTruth", "CCore"],
+            path: "Tests/GroundTruthTests"
         ),
         .testTarget(
             name: "CircadifyTests",
