@@ -12,6 +12,8 @@ package enum RespirationEstimator {
     static let analysisRate = 5.0
     /// A source counts when at least this share of its band power sits at its peak.
     package static let minimumQuality = 0.7
+    /// The most vertical face motion (standard deviation, share of the frame height) breathing explains.
+    package static let maximumBreathingSway = 0.01
 
     package enum Source: String, Sendable, CaseIterable { case motion, intensity, amplitude, frequency }
 
@@ -33,7 +35,11 @@ package enum RespirationEstimator {
         // Below two breaths at the slowest rate there is nothing to read.
         guard trace.duration >= 2 / band.lowerBound * 0.75 else { return Estimate(breathsPerMinute: nil, readings: []) }
         var signals = [(Source, [Double])]()
-        if let y = trace.faceCenterY { signals.append((.motion, y)) }
+        // Breathing moves the head by well under a percent of the frame; a face that moves
+        // more is moving on purpose, and its motion would be read as breathing.
+        if let y = trace.faceCenterY, SignalMath.standardDeviation(SignalMath.detrended(y)) <= maximumBreathingSway {
+            signals.append((.motion, y))
+        }
         let green = (0..<trace.count).map { i in
             log(max(trace.colors.reduce(0) { $0 + $1[i].y } / Double(max(trace.regionCount, 1)), 1e-3))
         }

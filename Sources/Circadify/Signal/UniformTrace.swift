@@ -54,7 +54,7 @@ package struct UniformTrace: Sendable {
     package var luma: [Double]
     /// Per sample: inside a gap longer than the bridging limit.
     package var unreliable: [Bool]
-    /// Frames the source delivered, and how many uniform samples were bridged.
+    /// Frames the source delivered, and how many uniform samples were bridged over dropped frames.
     package var frameCount: Int
     package var bridgedCount: Int
 
@@ -78,7 +78,11 @@ package struct UniformTrace: Sendable {
 
         luma = Self.interpolate(kept.map { ($0.time, $0.meanLuma) }, at: times)
         var gapMask = Self.gaps(in: kept.map(\.time), at: times, longerThan: maxBridge)
-        var bridged = Self.gaps(in: kept.map(\.time), at: times, longerThan: 1.5 / rate).filter { $0 }.count
+        // A dropped frame is a gap well beyond the source's own frame interval (a 15 fps
+        // camera resampled to 30 Hz drops nothing).
+        let frameInterval = SignalMath.median(zip(kept.dropFirst(), kept).map { $0.time - $1.time })
+        let dropGap = 1.5 * max(frameInterval, 1 / rate)
+        var bridged = Self.gaps(in: kept.map(\.time), at: times, longerThan: dropGap).filter { $0 }.count
         colors = []
         skin = []
         for r in 0..<regionCount {
@@ -89,7 +93,7 @@ package struct UniformTrace: Sendable {
             skin.append(Self.interpolate(kept.map { ($0.time, $0.regions[r].skinFraction) }, at: times))
             let regionGaps = Self.gaps(in: valid.map(\.time), at: times, longerThan: maxBridge)
             for i in 0..<n where regionGaps[i] { gapMask[i] = true }
-            bridged = max(bridged, Self.gaps(in: valid.map(\.time), at: times, longerThan: 1.5 / rate)
+            bridged = max(bridged, Self.gaps(in: valid.map(\.time), at: times, longerThan: dropGap)
                 .filter { $0 }.count)
         }
         if kept.allSatisfy({ $0.faceCenterY != nil }), !kept.isEmpty {

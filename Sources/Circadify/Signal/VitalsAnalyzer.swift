@@ -97,9 +97,15 @@ package final class VitalsAnalyzer {
             droppedFraction: Double(trace.bridgedCount) / Double(max(trace.count, 1)),
             stepsPerMinute: Double(steps.count) / trace.duration * 60)
 
+        // Beat intervals are only as good as the pulse wave: a noisy wave jitters every beat
+        // time and inflates HRV, so HRV is reported only with a reliable heart rate.
+        let confidence = ConfidenceModel.confidence(quality)
+        let hrvReliable = confidence >= ConfidenceModel.reliable
         return VitalsEstimate(
-            heartRate: heartRate, confidence: ConfidenceModel.confidence(quality),
-            sdnn: beats.sdnn, rmssd: beats.rmssd, respiratoryRate: breathing.breathsPerMinute,
+            heartRate: heartRate, confidence: confidence,
+            sdnn: hrvReliable ? beats.sdnn : nil, rmssd: hrvReliable ? beats.rmssd : nil,
+            respiratoryRate: breathing.breathsPerMinute,
+            breathingReadings: breathing.readings,
             heartRateTrack: zip(windows, track).compactMap { w, f in f.map { HeartRateReading(time: w.time, bpm: $0 * 60) } },
             pulseWave: fused, sampleRate: rate, duration: trace.duration, quality: quality)
     }

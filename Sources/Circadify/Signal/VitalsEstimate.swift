@@ -11,6 +11,8 @@ package struct VitalsEstimate: Sendable, Equatable {
     package var rmssd: Double?
     /// Breaths per minute.
     package var respiratoryRate: Double?
+    /// What each breathing source read, clear or not.
+    package var breathingReadings: [RespirationEstimator.Reading]
     /// The heart rate over time (one reading per sliding window).
     package var heartRateTrack: [HeartRateReading]
     /// The fused, band-passed pulse wave (unit variance) at `sampleRate`.

@@ -62,6 +62,39 @@ import Testing
         #expect(estimate.quality.droppedFraction > 0.03 && estimate.quality.gapFraction == 0)
     }
 
+    @Test func fifteenFramesPerSecondIsNotTakenForDrops() throws {
+        var synthetic = SyntheticTrace()
+        synthetic.fps = 15
+        synthetic.heartRate = { _ in 66 }
+        let estimate = try VitalsAnalyzer().analyze(synthetic.frames())
+        #expect(estimate.quality.droppedFraction == 0)
+        #expect(abs((estimate.heartRate ?? 0) - 66) <= 0.5)
+        #expect(estimate.confidence >= ConfidenceModel.reliable, "confidence \(estimate.confidence)")
+    }
+
+    @Test func hrvIsWithheldWhenThePulseIsNotReliable() throws {
+        var synthetic = SyntheticTrace()
+        synthetic.amplitude = 0.0004
+        synthetic.noise = 0.3
+        let estimate = try VitalsAnalyzer().analyze(synthetic.frames())
+        #expect(estimate.confidence < ConfidenceModel.reliable, "confidence \(estimate.confidence)")
+        #expect(estimate.sdnn == nil && estimate.rmssd == nil)
+    }
+
+    @Test func headMovingOnPurposeIsNotReadAsBreathing() throws {
+        var synthetic = SyntheticTrace()
+        synthetic.breathing = 0
+        let frames = synthetic.frames().enumerated().map { i, frame in
+            var f = frame
+            // A slow nod of ±3 % of the frame, far more than breathing moves a head.
+            f.faceCenterY = 0.45 + 0.03 * sin(2 * Double.pi * 0.15 * Double(i) / 30)
+            return f
+        }
+        let estimate = try VitalsAnalyzer().analyze(frames)
+        #expect(!estimate.breathingReadings.contains { $0.source == .motion })
+        #expect(estimate.respiratoryRate == nil, "read \(String(describing: estimate.respiratoryRate))")
+    }
+
     @Test func longGapIsMarkedAndLowersConfidence() throws {
         var synthetic = SyntheticTrace()
         synthetic.dropped = Set(300..<390)  // 3 s without frames
