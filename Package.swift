@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CCore", type: .static, targets: ["CCore"]),
         .executable(name: "circadify", targets: ["circadify"]),
         .executable(name: "circadify-groundtruth", targets: ["circadify-groundtruth"]),
+        .executable(name: "circadify-accuracy", targets: ["circadify-accuracy"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -76,6 +77,20 @@ let package = Package(
             path: "Tools/groundtruth/cli",
             cSettings: cCoreSettings
         ),
+        // The generator's Swift face: truth files and clip rendering for the tests and the benchmark.
+        .target(
+            name: "GroundTruthKit",
+            dependencies: ["GroundTruth"],
+            path: "Tools/groundtruth/GroundTruthKit"
+        ),
+        // Accuracy benchmark: the whole pipeline on ground-truth videos (Tools/accuracy).
+        .executableTarget(
+            name: "circadify-accuracy",
+            dependencies: [
+                "Circadify", "GroundTruthKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/accuracy"
+        ),
         // Frame and file generators shared by the test targets.
         .target(
             name: "CCoreTestSupport",
@@ -94,7 +109,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CircadifyTests",
-            dependencies: ["Circadify", "CCore", "CCoreTestSupport"],
+            dependencies: ["Circadify", "CCore", "CCoreTestSupport", "GroundTruthKit"],
             path: "Tests/CircadifyTests"
         ),
     ],

@@ -1,0 +1,84 @@
+import Circadify
+import Foundation
+import GroundTruthKit
+
+/// How the pipeline did on one clip against its truth.
+struct ClipScore: Codable {
+    var clip: String
+    var scenario: String
+    var pulsePresent: Bool
+    /// Why there is no estimate (the pipeline threw), if so.
+    var failure: String?
+    var heartRate: Double?
+    var truthHeartRate: Double?
+    var confidence: Double?
+    var respiratoryRate: Double?
+    var truthRespiratoryRate: Double?
+    var sdnn: Double?
+    var truthSDNN: Double?
+    var rmssd: Double?
+    var truthRMSSD: Double?
+    /// Sliding-window readings against the truth over the same window (bpm, bpm).
+    var windows: [[Double]]
+    var seconds: Double
+    /// Diagnostics: SNR (dB), window consistency, mean skin coverage, breathing sources.
+    var snr: Double?
+    var consistency: Double?
+    var skinCoverage: Double?
+    var breathing: [String]?
+
+    var heartRateError: Double? {
+        guard let heartRate, let truthHeartRate else { return nil }
+        return heartRate - truthHeartRate
+    }
+}
+
+/// Runs one clip through the pipeline at the truth's regions and scores it.
+enum ClipEvaluator {
+    static func score(video: URL, truth: GroundTruthFile, name: String) -> ClipScore {
+        let started = Date()
+        var score = ClipScore(clip: name, scenario: truth.scenario, pulsePresent: truth.pulsePresent,
+                              truthHeartRate: truth.meanHeartRate, truthRespiratoryRate: truth.respiratoryRate,
+                              truthSDNN: truth.sdnn, truthRMSSD: truth.rmssd, windows: [], seconds: 0)
+        do {
+            let frames = try FileMeasurement.frames(
+                path: video.path, fps: UInt32(truth.fps.rounded()), timestamps: truth.frameTimes
+            ) { i in regions(truth, frame: i) }
+            let estimate = try VitalsAnalyzer().analyze(frames)
+            score.heartRate = estimate.heartRate
+            score.confidence = estimate.confidence
+            score.respiratoryRate = estimate.respiratoryRate
+            score.sdnn = estimate.sdnn
+            score.rmssd = estimate.rmssd
+            score.snr = estimate.quality.snr
+            score.consistency = estimate.quality.consistency
+            score.skinCoverage = estimate.quality.skinCoverage
+            score.breathing = estimate.breathingReadings.map {
+                String(format: "%@ %.1f q%.2f", $0.source.rawValue, $0.breathsPerMinute, $0.quality)
+            }
+            let window = VitalsAnalyzer.Configuration().window
+            // Track times count from the first frame; truth times from the clip's start.
+            let offset = frames.first.map { $0.time } ?? 0
+            let origin = truth.frameTimes?.first ?? 0
+            for reading in estimate.heartRateTrack {
+                let end = reading.time + (offset - origin)
+                if let truthRate = truth.heartRate(from: max(0, end - window), to: end) {
+                    score.windows.append([reading.bpm, truthRate])
+                }
+            }
+        } catch {
+            score.failure = "\(error)"
+        }
+        score.seconds = Date().timeIntervalSince(started)
+        return score
+    }
+
+    /// The truth's regions for a frame (the fixed guide-oval regions when it has none).
+    static func regions(_ truth: GroundTruthFile, frame i: Int) -> FrameRegions {
+        let rects = truth.measurementRegions(frame: i).map {
+            NormalizedRect(x: Float($0[0]), y: Float($0[1]), width: Float($0[2]), height: Float($0[3]))
+        }
+        return FrameRegions(rects: rects.isEmpty ? RegionSet.centeredFace.rects : rects,
+                            faceCenterY: truth.faceCenterY(frame: i))
+    }
+}
