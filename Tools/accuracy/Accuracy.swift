@@ -51,6 +51,7 @@ struct Accuracy: ParsableCommand {
         print(report.table())
         print()
         print(report.confidenceSummary())
+        print(report.timingSummary())
         print(String(format: "%d clips in %.0f s", scores.count, Date().timeIntervalSince(started)))
         if let jsonOut {
             let encoder = JSONEncoder()

@@ -75,6 +75,15 @@ struct AccuracyReport {
             """
     }
 
+    /// From the end of a 30 s scan to its result: the whole analysis, on this machine.
+    func timingSummary() -> String {
+        let times = scores.compactMap(\.analysisSeconds).sorted()
+        guard !times.isEmpty else { return "analysis time: no clip analysed" }
+        let median = times[times.count / 2], worst = times[times.count - 1]
+        return String(format: "analysis time per clip (all frames in, result out): median %.0f ms, worst %.0f ms",
+                      median * 1000, worst * 1000)
+    }
+
     private func mean(_ x: [Double]) -> Double { x.reduce(0, +) / Double(max(x.count, 1)) }
 
     private func pearson(_ a: [Double], _ b: [Double]) -> Double? {

@@ -21,6 +21,8 @@ struct ClipScore: Codable {
     /// Sliding-window readings against the truth over the same window (bpm, bpm).
     var windows: [[Double]]
     var seconds: Double
+    /// Time the pipeline took from the last frame to the result (a fresh analyzer), seconds.
+    var analysisSeconds: Double?
     /// Diagnostics: SNR (dB), window consistency, mean skin coverage, breathing sources.
     var snr: Double?
     var consistency: Double?
@@ -44,7 +46,9 @@ enum ClipEvaluator {
             let frames = try FileMeasurement.frames(
                 path: video.path, fps: UInt32(truth.fps.rounded()), timestamps: truth.frameTimes
             ) { i in regions(truth, frame: i) }
+            let analysisStart = Date()
             let estimate = try VitalsAnalyzer().analyze(frames)
+            score.analysisSeconds = Date().timeIntervalSince(analysisStart)
             score.heartRate = estimate.heartRate
             score.confidence = estimate.confidence
             score.respiratoryRate = estimate.respiratoryRate

@@ -8,6 +8,9 @@ import Foundation
 package enum ConfidenceModel {
     package static let reliable = 0.7
     package static let retry = 0.4
+    /// The pulse SNR (dB, 10 s Welch segments, where a perfect pulse reads about 9-10 dB)
+    /// below which beat-time jitter inflates SDNN by more than 10 ms on the ground-truth set.
+    package static let hrvMinimumSNR = 3.5
 
     package static func confidence(_ q: SignalQuality) -> Double {
         // The SNR term: about 0.5 at 0 dB, 0.9 at 5 dB.

@@ -37,13 +37,22 @@ package enum RespirationEstimator {
         var signals = [(Source, [Double])]()
         // Breathing moves the head by well under a percent of the frame; a face that moves
         // more is moving on purpose, and its motion would be read as breathing.
-        if let y = trace.faceCenterY, SignalMath.standardDeviation(SignalMath.detrended(y)) <= maximumBreathingSway {
-            signals.append((.motion, y))
+        let headMoves = trace.faceCenterY.map { SignalMath.standardDeviation(SignalMath.detrended($0)) > maximumBreathingSway }
+            ?? false
+        if let y = trace.faceCenterY, !headMoves { signals.append((.motion, y)) }
+        // When the light changes, skin brightness is read relative to the whole frame's: the
+        // light moves both, the blood that breathing pushes through the face only the skin.
+        // Otherwise it is read as it is, since a moving head changes the frame's brightness too.
+        let logLuma = trace.luma.map { log(max($0, 1e-3)) }
+        let lightChanges = SignalMath.standardDeviation(logLuma) > 0.02
+        // A moving head under changing light spoils both readings.
+        if !(lightChanges && headMoves) {
+            let green = (0..<trace.count).map { i in
+                log(max(trace.colors.reduce(0) { $0 + $1[i].y } / Double(max(trace.regionCount, 1)), 1e-3))
+                    - (lightChanges ? logLuma[i] : 0)
+            }
+            signals.append((.intensity, green))
         }
-        let green = (0..<trace.count).map { i in
-            log(max(trace.colors.reduce(0) { $0 + $1[i].y } / Double(max(trace.regionCount, 1)), 1e-3))
-        }
-        signals.append((.intensity, green))
         if beats.count >= 8 {
             let peaks = beats.map { value(of: wave, at: $0 * trace.rate) }
             signals.append((.amplitude, interpolate(times: beats, values: peaks, count: trace.count, rate: trace.rate)))
@@ -55,13 +64,16 @@ package enum RespirationEstimator {
         return Estimate(breathsPerMinute: fuse(readings), readings: readings)
     }
 
-    /// The agreeing, clear readings averaged by quality; nil when none is clear.
+    /// The clear readings that agree (within 2 /min), the group with the most quality winning,
+    /// averaged by quality; nil when none is clear. Head motion, when present and clear,
+    /// counts double: it is breathing itself, the others are its side effects.
     static func fuse(_ readings: [Reading]) -> Double? {
         let clear = readings.filter { $0.quality >= minimumQuality }
-        guard let best = clear.max(by: { $0.quality < $1.quality }) else { return nil }
-        let agreeing = clear.filter { abs($0.breathsPerMinute - best.breathsPerMinute) <= 3 }
-        let weight = agreeing.reduce(0) { $0 + $1.quality * $1.quality }
-        return agreeing.reduce(0) { $0 + $1.breathsPerMinute * $1.quality * $1.quality } / weight
+        func weight(_ r: Reading) -> Double { r.quality * r.quality * (r.source == .motion ? 2 : 1) }
+        let groups = clear.map { centre in clear.filter { abs($0.breathsPerMinute - centre.breathsPerMinute) <= 2 } }
+        guard let best = groups.max(by: { $0.reduce(0) { $0 + weight($1) } < $1.reduce(0) { $0 + weight($1) } })
+        else { return nil }
+        return best.reduce(0) { $0 + $1.breathsPerMinute * weight($1) } / best.reduce(0) { $0 + weight($1) }
     }
 
     static func reading(of signal: [Double], source: Source, rate: Double) -> Reading? {
@@ -81,7 +93,9 @@ package enum RespirationEstimator {
             if abs(f - peak.frequency) <= 0.07 { nearPeak += Double(p) }
         }
         guard inBand > 0 else { return nil }
-        return Reading(source: source, breathsPerMinute: peak.frequency * 60, quality: nearPeak / inBand)
+        // A peak on the band's lower edge is the slope of a trend (drift, slow movement), not a breath.
+        let onEdge = peak.frequency <= band.lowerBound + 0.012
+        return Reading(source: source, breathsPerMinute: peak.frequency * 60, quality: onEdge ? 0 : nearPeak / inBand)
     }
 
     /// Linear interpolation of a value at a fractional sample index.

@@ -98,9 +98,9 @@ package final class VitalsAnalyzer {
             stepsPerMinute: Double(steps.count) / trace.duration * 60)
 
         // Beat intervals are only as good as the pulse wave: a noisy wave jitters every beat
-        // time and inflates HRV, so HRV is reported only with a reliable heart rate.
+        // time and inflates HRV, so HRV is reported only with a reliable heart rate and a clean wave.
         let confidence = ConfidenceModel.confidence(quality)
-        let hrvReliable = confidence >= ConfidenceModel.reliable
+        let hrvReliable = confidence >= ConfidenceModel.reliable && snr >= ConfidenceModel.hrvMinimumSNR
         return VitalsEstimate(
             heartRate: heartRate, confidence: confidence,
             sdnn: hrvReliable ? beats.sdnn : nil, rmssd: hrvReliable ? beats.rmssd : nil,
