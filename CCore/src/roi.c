@@ -50,8 +50,8 @@ static inline void rgb_to_ycbcr(int r, int g, int b, int *y, int *cb, int *cr) {
  * the capture path usually comes from DRAM, and the kernels below jump from
  * row to row, which the hardware prefetchers only follow after a few misses:
  * asking for the rows a few steps ahead while the current one is processed
- * hides most of that latency (ccore-bench yuyv-640x480-s1, this machine:
- * 15.5 us/frame without, 10.3-11.5 with). */
+ * hides most of that latency (ccore-bench yuyv-640x480-s1 on the 2-core dev
+ * VM, A/B in one session: about 15.5 us/frame without, 10.5-11.5 with). */
 static inline void prefetch_span(const uint8_t *p, size_t n) {
 #if defined(__GNUC__) || defined(__clang__)
     if (n == 0) return;
@@ -498,11 +498,11 @@ int ccore_image_luma_thumbnail(const ccore_image *image, uint8_t *dst, uint32_t 
      * a cheap guard against aliasing that keeps the cost at 4 reads per
      * output pixel instead of reading the whole frame. Half the frame's rows
      * are read (307 KB of a 640x480 YUYV frame). Sampling one row per
-     * thumbnail row (a horizontal pair only) would halve that: measured
-     * 12.5 instead of 20 us per 160x120 thumbnail on the benchmark machine,
-     * about 2.5 us per frame at one thumbnail every 3 frames. The per-frame
-     * target (DESIGN.md section 7) is met without it, so the thumbnail keeps
-     * its 2x2 filter and its exact values. */
+     * thumbnail row (a horizontal pair only) would halve that: an A/B run of
+     * ccore-bench on the 2-core dev VM gave about 12.5 instead of 19-21 us
+     * per 160x120 thumbnail, 2-3 us per frame at one thumbnail every 3
+     * frames. The per-frame target (DESIGN.md section 7) is met without it
+     * (about 9 us/frame), so the thumbnail keeps its 2x2 filter and values. */
     switch (luma_step(image->format)) {
     case 2: thumb_rows(image, dst, width, height, 2); break;
     case 3: thumb_rows(image, dst, width, height, 3); break;
