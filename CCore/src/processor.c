@@ -119,20 +119,27 @@ static void publish_thumbnail(ccore_processor *p, const ccore_image *image, uint
     ccore_mailbox_publish(p->thumbnails);
 }
 
+/* The counters have one writer, the capture thread, so a relaxed load and
+ * store update them: no locked read-modify-write on the per-frame path, and
+ * readers (ccore_processor_get_counters) still see whole 64-bit values. */
+static inline void bump(_Atomic uint64_t *counter, uint64_t n) {
+    atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n, memory_order_relaxed);
+}
+
 static void count_error(ccore_processor *p) {
     p->pending_errors++;
-    atomic_fetch_add_explicit(&p->error_frames, 1, memory_order_relaxed);
+    bump(&p->error_frames, 1);
 }
 
 int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_frame_sample *s) {
-    atomic_fetch_add_explicit(&p->frames, 1, memory_order_relaxed);
+    bump(&p->frames, 1);
     uint32_t missing = missing_frames(p, f);
     p->have_last = 1;
     p->last_sequence = f->sequence;
     p->last_timestamp_ns = f->timestamp_ns;
     if (missing) {
         p->pending_dropped += missing;
-        atomic_fetch_add_explicit(&p->dropped, missing, memory_order_relaxed);
+        bump(&p->dropped, missing);
     }
     if (f->flagged) {
         count_error(p);

@@ -151,15 +151,18 @@ import Testing
         let mean = frame.withImage { ccore_image_mean_luma($0) }
         #expect(abs(Double(mean) - Double(sum) / Double(gx * gy)) < 1e-3)
 
-        let tw = 40, th = 30
-        var thumb = [UInt8](repeating: 0, count: tw * th)
-        #expect(frame.withImage { ccore_image_luma_thumbnail($0, &thumb, UInt32(tw), UInt32(th)) } == 0)
-        for j in 0..<th {
-            for i in 0..<tw {
-                let x = (2 * i + 1) * w / (2 * tw), y = (2 * j + 1) * h / (2 * th)
-                let x2 = min(x + 1, w - 1), y2 = min(y + 1, h - 1)
-                let expected = (luma(x, y) + luma(x2, y) + luma(x, y2) + luma(x2, y2) + 2) >> 2
-                #expect(Int(thumb[j * tw + i]) == expected, "thumbnail (\(i), \(j))")
+        // 40x30: the usual downscale; 96x72: same size; 300x7: wider than the frame (right neighbours
+        // clamped) and wider than the kernel's 256-column chunk; 7x100: taller than the frame.
+        for (tw, th) in [(40, 30), (96, 72), (300, 7), (7, 100)] {
+            var thumb = [UInt8](repeating: 0, count: tw * th)
+            #expect(frame.withImage { ccore_image_luma_thumbnail($0, &thumb, UInt32(tw), UInt32(th)) } == 0)
+            for j in 0..<th {
+                for i in 0..<tw {
+                    let x = (2 * i + 1) * w / (2 * tw), y = (2 * j + 1) * h / (2 * th)
+                    let x2 = min(x + 1, w - 1), y2 = min(y + 1, h - 1)
+                    let expected = (luma(x, y) + luma(x2, y) + luma(x, y2) + luma(x2, y2) + 2) >> 2
+                    #expect(Int(thumb[j * tw + i]) == expected, "thumbnail \(tw)x\(th) (\(i), \(j))")
+                }
             }
         }
     }
