@@ -1,0 +1,85 @@
+@testable import Circadify
+import CCore
+import CCoreTestSupport
+import Foundation
+import Testing
+
+/// Frame-exact replay of a file (the accuracy benchmark's path) and the file
+/// measurement driver on top of it: every frame at its own regions, bad input
+/// as a clear error.
+@Suite struct FileReplayTests {
+    /// Flat frames whose luma steps by one level per frame.
+    static func clip(frames: Int) -> [UInt8] {
+        Y4M.file(width: 64, height: 48, frames: (0..<frames).map { i in
+            Y4M.flatFrame420(width: 64, height: 48, y: UInt8(90 + i), cb: 110, cr: 150)
+        })
+    }
+
+    @Test func everyFrameIsMeasuredAtItsOwnRegions() throws {
+        let file = try TemporaryFile(named: "clip.y4m", contents: Self.clip(frames: 12))
+        defer { file.cleanUp() }
+        let replay = try FileReplay(path: file.path)
+        #expect(replay.width == 64 && replay.height == 48 && replay.framesPerSecond == 30)
+        var seen = [FrameSample]()
+        for i in 0..<12 {
+            // One region on odd frames, two on even ones: the processor must follow frame by frame.
+            let rects = (0..<(i % 2 == 0 ? 2 : 1)).map { _ in NormalizedRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5) }
+            let sample = try #require(try replay.next(regions: RegionSet(rects: rects, skin: .everything)))
+            #expect(sample.regions.count == rects.count, "frame \(i)")
+            seen.append(sample)
+        }
+        #expect(try replay.next() == nil)
+        #expect(seen.map(\.sequence) == (0..<12).map(UInt64.init))
+        #expect(abs(seen[1].timestampNanoseconds - 33_333_333) <= 1)
+        #expect(abs(seen[7].meanLuma - 97) < 0.01)
+    }
+
+    @Test func badInputIsAClearError() throws {
+        #expect(throws: CoreError.self) { try FileReplay(path: "/nonexistent/clip.y4m") }
+
+        let cut = try TemporaryFile(named: "cut.y4m", contents: Array(Self.clip(frames: 5).dropLast(9)))
+        defer { cut.cleanUp() }
+        let replay = try FileReplay(path: cut.path)
+        for _ in 0..<4 { _ = try replay.next(regions: RegionSet(rects: [NormalizedRect(x: 0, y: 0, width: 1, height: 1)])) }
+        do {
+            _ = try replay.next()
+            Issue.record("a truncated frame must throw")
+        } catch {
+            #expect(error.code == CoreError.truncated)
+            #expect(error.message.contains("frame 4"), "\(error.message)")
+        }
+
+        let whole = try TemporaryFile(named: "clip.y4m", contents: Self.clip(frames: 2))
+        defer { whole.cleanUp() }
+        let nine = RegionSet(rects: (0..<9).map { _ in NormalizedRect(x: 0, y: 0, width: 1, height: 1) })
+        #expect(throws: CoreError.self) { try FileReplay(path: whole.path).next(regions: nine) }
+    }
+
+    @Test func measurementUsesGivenTimestampsAndRefusesMissingOnes() throws {
+        let file = try TemporaryFile(named: "clip.y4m", contents: Self.clip(frames: 6))
+        defer { file.cleanUp() }
+        let regions = FrameRegions(rects: [NormalizedRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5)], faceCenterY: 0.4)
+        let times = [0, 0.033, 0.1, 0.133, 0.166, 0.2]
+        let frames = try FileMeasurement.frames(path: file.path, timestamps: times) { _ in regions }
+        #expect(frames.map(\.time) == times)
+        #expect(frames.allSatisfy { $0.faceCenterY == 0.4 && $0.regions.count == 1 })
+        do {
+            _ = try FileMeasurement.frames(path: file.path, timestamps: Array(times.prefix(4))) { _ in regions }
+            Issue.record("frames without timestamps must not be given made-up times")
+        } catch {
+            #expect(error.message.contains("frame 4 has no timestamp"), "\(error.message)")
+        }
+    }
+
+    @Test func skinModelLearnsTheFacesOwnTone() {
+        // A dark skin tone under dim light: the classic box's luma floor (40) would drop it.
+        let dark = RegionColor(red: 62, green: 38, blue: 30, skinFraction: 0.9)
+        let frames = (0..<20).map { SignalFrame(time: Double($0) / 30, regions: [dark, dark], meanLuma: 40) }
+        let model = SkinToneModel()
+        #expect(model.bounds(from: Array(frames.prefix(5))) == nil, "too few frames to learn from")
+        let bounds = model.bounds(from: frames)
+        let y = 0.299 * 62 + 0.587 * 38 + 0.114 * 30
+        #expect(bounds.map { $0.y.contains(UInt8(y)) && $0.y.lowerBound < 40 } == true, "\(String(describing: bounds))")
+        #expect(bounds.map { $0.cb.contains(121) && $0.cr.contains(142) } == true, "\(String(describing: bounds))")
+    }
+}
