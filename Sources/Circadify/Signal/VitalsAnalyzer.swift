@@ -155,7 +155,8 @@ package final class VitalsAnalyzer {
         return made
     }
 
-    /// Welch PSD of the newest `segmentLength`-or-more samples (all of them, in overlapping segments).
+    /// Welch PSD of the whole wave in overlapping segments. Every caller passes at least one
+    /// segment; a shorter wave would read as all zeros: no peak, and so no confidence.
     private func welch(_ analyzer: SpectrumAnalyzer, _ wave: [Double]) -> [Float] {
         (try? analyzer.welch(wave.map { Float($0) })) ?? [Float](repeating: 0, count: analyzer.binCount)
     }
