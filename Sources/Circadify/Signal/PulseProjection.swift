@@ -25,8 +25,8 @@ package enum PulseProjection: String, Sendable, CaseIterable {
 
     private static func normalized(_ rgb: ArraySlice<SIMD3<Double>>) -> [SIMD3<Double>] {
         let mean = rgb.reduce(SIMD3<Double>(repeating: 0), +) / Double(rgb.count)
-        let safe = SIMD3(max(mean.x, 1e-6), max(mean.y, 1e-6), max(mean.z, 1e-6))
-        return rgb.map { $0 / safe }
+        let divisor = mean.asDivisor
+        return rgb.map { $0 / divisor }
     }
 
     private static func pos(_ rgb: [SIMD3<Double>], window: Int) -> [Double] {
@@ -73,7 +73,7 @@ package enum PulseProjection: String, Sendable, CaseIterable {
         return rgb.indices.map { i in
             let lo = max(0, i - window / 2), hi = min(rgb.count, lo + window)
             let m = (prefix[hi] - prefix[lo]) / Double(hi - lo)
-            return rgb[i] / SIMD3(max(m.x, 1e-6), max(m.y, 1e-6), max(m.z, 1e-6))
+            return rgb[i] / m.asDivisor
         }
     }
 }

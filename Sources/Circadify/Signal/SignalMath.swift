@@ -56,3 +56,9 @@ enum SignalMath {
         return x.enumerated().map { $1 - mx - slope * (Double($0) - mt) }
     }
 }
+
+extension SIMD3 where Scalar == Double {
+    /// The colour as a divisor: channels floored just above zero, so a black channel
+    /// normalizes to a large value instead of infinity.
+    var asDivisor: SIMD3<Double> { SIMD3(Swift.max(x, 1e-6), Swift.max(y, 1e-6), Swift.max(z, 1e-6)) }
+}

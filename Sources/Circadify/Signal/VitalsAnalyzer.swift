@@ -166,8 +166,8 @@ package final class VitalsAnalyzer {
         guard let count = traces.map(\.count).min(), count > 0 else { return [] }
         let scaled = traces.map { t -> [SIMD3<Double>] in
             let m = t.reduce(SIMD3<Double>.zero, +) / Double(t.count)
-            let safe = SIMD3(max(m.x, 1e-6), max(m.y, 1e-6), max(m.z, 1e-6))
-            return t.map { $0 / safe }
+            let divisor = m.asDivisor
+            return t.map { $0 / divisor }
         }
         return (0..<count).map { i in scaled.reduce(SIMD3<Double>.zero) { $0 + $1[i] } / Double(scaled.count) * 128 }
     }
