@@ -79,9 +79,7 @@ enum ClipEvaluator {
 
     /// The truth's regions for a frame (the fixed guide-oval regions when it has none).
     static func regions(_ truth: GroundTruthFile, frame i: Int) -> FrameRegions {
-        let rects = truth.measurementRegions(frame: i).map {
-            NormalizedRect(x: Float($0[0]), y: Float($0[1]), width: Float($0[2]), height: Float($0[3]))
-        }
+        let rects = truth.measurementRegions(frame: i).compactMap(NormalizedRect.init(box:))
         return FrameRegions(rects: rects.isEmpty ? RegionSet.centeredFace.rects : rects,
                             faceCenterY: truth.faceCenterY(frame: i))
     }

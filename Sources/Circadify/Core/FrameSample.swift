@@ -6,6 +6,12 @@ package struct NormalizedRect: Sendable, Equatable {
     package init(x: Float, y: Float, width: Float, height: Float) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }
+
+    /// From an [x, y, width, height] box, as truth files and JSON carry them; nil for another shape.
+    package init?(box: [Double]) {
+        guard box.count == 4 else { return nil }
+        self.init(x: Float(box[0]), y: Float(box[1]), width: Float(box[2]), height: Float(box[3]))
+    }
 }
 
 /// Inclusive Y'CbCr bounds of the skin mask (8-bit values).

@@ -21,9 +21,8 @@ import Testing
         let truth = try GroundTruthFile.load(clip.truth)
         let frames = try FileMeasurement.frames(path: clip.video.path, fps: UInt32(truth.fps.rounded()),
                                                 timestamps: truth.frameTimes) { i in
-            FrameRegions(rects: truth.measurementRegions(frame: i).map {
-                NormalizedRect(x: Float($0[0]), y: Float($0[1]), width: Float($0[2]), height: Float($0[3]))
-            }, faceCenterY: truth.faceCenterY(frame: i))
+            FrameRegions(rects: truth.measurementRegions(frame: i).compactMap(NormalizedRect.init(box:)),
+                         faceCenterY: truth.faceCenterY(frame: i))
         }
         #expect(frames.count == truth.frameCount - (truth.droppedFrames?.count ?? 0))
         return (try VitalsAnalyzer().analyze(frames), truth)
