@@ -12,11 +12,16 @@ package final class FileReplay {
     package let width: Int
     package let height: Int
     package let framesPerSecond: Double
-    private var generation: UInt32 = 0
     private var regions: RegionSet?
+    private var thumbnailBuffer: [UInt8]
 
-    /// `fps` is the frame rate of a raw MJPEG stream (Y4M files carry theirs).
-    package init(path: String, fps: UInt32 = 30) throws(CoreError) {
+    /// Thumbnail size and period for a frame size; (0, 0, _) for none.
+    package typealias ThumbnailPlan = (_ frameWidth: Int, _ frameHeight: Int) -> (width: Int, height: Int, every: Int)
+
+    /// `fps` is the frame rate of a raw MJPEG stream (Y4M files carry theirs);
+    /// `thumbnails` says which luma thumbnails the processor publishes.
+    package init(path: String, fps: UInt32 = 30,
+                 thumbnails: ThumbnailPlan = { _, _ in (0, 0, 0) }) throws(CoreError) {
         var handle: OpaquePointer?
         var message = [CChar](repeating: 0, count: 512)
         let rc = message.withUnsafeMutableBufferPointer { buffer in
@@ -33,6 +38,13 @@ package final class FileReplay {
         config.frame_interval_ns = info.fps_numerator == 0 ? 0
             : Int64(info.fps_denominator) * 1_000_000_000 / Int64(info.fps_numerator)
         config.min_roi_pixels = 16
+        let plan = thumbnails(Int(info.width), Int(info.height))
+        if plan.width > 0, plan.height > 0 {
+            config.thumbnail_width = UInt32(plan.width)
+            config.thumbnail_height = UInt32(plan.height)
+            config.thumbnail_every = UInt32(max(1, plan.every))
+        }
+        thumbnailBuffer = [UInt8](repeating: 0, count: max(0, plan.width * plan.height))
         var made: OpaquePointer?
         let created = ccore_processor_create(&config, &made)
         guard created == 0, let made else {
@@ -56,9 +68,7 @@ package final class FileReplay {
     package func next(regions newRegions: RegionSet? = nil) throws(CoreError) -> FrameSample? {
         if let newRegions, newRegions != regions {
             regions = newRegions
-            generation &+= 1
             var set = try newRegions.cValue()
-            set.generation = generation
             let rc = ccore_processor_set_rois(processor, &set)
             if rc < 0 { throw CoreError(code: rc, message: "the regions were refused") }
         }
@@ -78,5 +88,15 @@ package final class FileReplay {
             throw CoreError(code: produced, message: String(cString: ccore_processor_error_message(processor)))
         }
         return FrameSample(sample)
+    }
+
+    /// The thumbnail the last frame published, if it published one.
+    package func takeThumbnail() -> LumaThumbnail? {
+        guard !thumbnailBuffer.isEmpty else { return nil }
+        var width: UInt32 = 0, height: UInt32 = 0, sequence: UInt64 = 0
+        let got = ccore_processor_take_thumbnail(processor, &thumbnailBuffer, UInt32(thumbnailBuffer.count),
+                                                 &width, &height, &sequence)
+        guard got == 1 else { return nil }
+        return LumaThumbnail(width: Int(width), height: Int(height), sequence: sequence, pixels: thumbnailBuffer)
     }
 }

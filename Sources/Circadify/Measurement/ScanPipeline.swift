@@ -1,0 +1,113 @@
+/// One measurement's moving parts between the capture thread and the signal
+/// pipeline: faces found on thumbnails steer the tracker, the tracked face
+/// places the regions, the skin mask is relearnt from the face's own colour,
+/// and every sample taken at a face's regions becomes a signal frame.
+///
+/// Shared by the live camera and the file replay, so both measure the same
+/// way; the driver hands in samples and thumbnails and publishes the regions
+/// this returns. Not Sendable: one owner (the driving task) at a time.
+package final class ScanPipeline {
+    /// Faces on one thumbnail, normalized, in any order.
+    package typealias Detect = (LumaThumbnail) -> [NormalizedRect]
+
+    private let detect: Detect
+    private var tracker = FaceTracker()
+    private let skinModel = SkinToneModel()
+    private var skin = SkinToneModel.initial
+    private var layout: FaceLayout?
+    private var generation: UInt32 = 0
+    /// Face centre (raw detection, for the breathing motion) per region generation still in flight.
+    private var faceCentreByGeneration = [UInt32: Double]()
+    private var rawFaceCentreY: Double?
+    private var lastSkinUpdate = -Double.infinity
+    private var measuringFrom: Double?
+
+    /// Frames measured at a tracked face since `beginMeasurement`.
+    package private(set) var frames = [SignalFrame]()
+    /// Faces found by the last detector call (the tracked one included).
+    package private(set) var lastDetections = [NormalizedRect]()
+    /// Time of the last sample, seconds.
+    package private(set) var lastSampleTime: Double?
+
+    /// The detector's thumbnail: 320 pixels wide (faces down to about a tenth
+    /// of the frame height still span the cascade's 24-pixel window) at the
+    /// frame's aspect, every 6th frame: 5 detector calls a second at 30 fps.
+    package static func thumbnailSize(frameWidth: Int, frameHeight: Int) -> (width: Int, height: Int, every: Int) {
+        let width = min(320, frameWidth)
+        let height = frameWidth > 0 ? (frameHeight * width / frameWidth) & ~1 : 0
+        return (width, height, 6)
+    }
+
+    package init(detect: @escaping Detect) {
+        self.detect = detect
+    }
+
+    /// The face being measured, nil when none is tracked.
+    package var trackedFace: FaceTracker.Track? { tracker.track }
+    package var faceLayout: FaceLayout? { layout }
+
+    /// Frames from `time` on count towards the measurement; earlier ones are dropped.
+    package func beginMeasurement(at time: Double) {
+        measuringFrom = time
+        frames.removeAll { $0.time < time }
+    }
+
+    /// One sample from the capture thread. Samples taken before any face was
+    /// tracked, or at regions already replaced, are not kept.
+    package func consume(_ sample: FrameSample) {
+        let time = Double(sample.timestampNanoseconds) / 1e9
+        lastSampleTime = time
+        guard !sample.flags.contains(.noRegions), sample.regions.count == 3,
+              let centreY = faceCentreByGeneration[sample.regionGeneration] else { return }
+        if let measuringFrom, time < measuringFrom { return }
+        frames.append(SignalFrame(sample, faceCenterY: centreY))
+    }
+
+    /// A thumbnail of the frame at `time` seconds: runs the detector and
+    /// returns the regions to publish when they changed (nil otherwise, and
+    /// an empty set once the face is lost).
+    package func consume(thumbnail: LumaThumbnail, at time: Double) -> RegionSet? {
+        lastDetections = detect(thumbnail)
+        let before = layout
+        if let track = tracker.update(detections: lastDetections, at: time) {
+            if track.lastSeen == time, let raw = FaceTracker.choose(from: lastDetections, current: track.box) {
+                rawFaceCentreY = Double(raw.centerY)
+            }
+            if layout?.face != track.box { layout = FaceLayout(face: track.box) }
+        } else {
+            layout = nil
+        }
+        let skinChanged = relearnSkin(at: time)
+        guard layout != before || skinChanged || rawFaceCentreY != faceCentreByGeneration[generation] else {
+            return nil
+        }
+        return publish()
+    }
+
+    /// Stops following the face (regions cleared).
+    package func resetTracking() -> RegionSet {
+        tracker.reset()
+        layout = nil
+        return publish()
+    }
+
+    private func publish() -> RegionSet {
+        generation &+= 1
+        faceCentreByGeneration = faceCentreByGeneration.filter { $0.key &+ 8 > generation }
+        guard let layout else { return RegionSet(rects: [], skin: skin, generation: generation) }
+        faceCentreByGeneration[generation] = rawFaceCentreY ?? Double(layout.face.centerY)
+        return RegionSet(rects: layout.regions, skin: skin, generation: generation)
+    }
+
+    /// Relearns the skin mask once a second from the last second of colour.
+    private func relearnSkin(at time: Double) -> Bool {
+        guard time - lastSkinUpdate >= 1, frames.count >= skinModel.framesToLearn else { return false }
+        lastSkinUpdate = time
+        let recent = frames.filter { $0.time > time - 1.0 }
+        guard let learnt = skinModel.bounds(from: recent.count >= skinModel.framesToLearn ? recent
+                                             : Array(frames.suffix(skinModel.framesToLearn))),
+              learnt != skin else { return false }
+        skin = learnt
+        return true
+    }
+}

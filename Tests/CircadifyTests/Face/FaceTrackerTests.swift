@@ -1,0 +1,84 @@
+import Testing
+@testable import Circadify
+
+@Suite struct FaceTrackerTests {
+    let face = NormalizedRect(x: 0.35, y: 0.25, width: 0.3, height: 0.4)
+
+    func shifted(_ r: NormalizedRect, dx: Float = 0, dy: Float = 0, grow: Float = 0) -> NormalizedRect {
+        NormalizedRect(x: r.x + dx - grow / 2, y: r.y + dy - grow / 2, width: r.width + grow, height: r.height + grow)
+    }
+
+    @Test func aStillHeadsDetectorWobbleDoesNotMoveTheBox() {
+        var tracker = FaceTracker()
+        var random = SeededWobble(seed: 7)
+        let first = tracker.update(detections: [face], at: 0)?.box
+        for i in 1...50 {
+            // +-1% of the frame: about 3% of this face's width.
+            let wobble = shifted(face, dx: random.next(0.009), dy: random.next(0.009), grow: random.next(0.006))
+            #expect(tracker.update(detections: [wobble], at: Double(i) * 0.2)?.box == first)
+        }
+    }
+
+    @Test func aLargeMoveIsFollowedAtOnce() {
+        var tracker = FaceTracker()
+        tracker.update(detections: [face], at: 0)
+        let moved = shifted(face, dx: 0.1)
+        #expect(tracker.update(detections: [moved], at: 0.2)?.box == moved)
+    }
+
+    @Test func aSmallMoveIsFollowedWithinAFewDetections() {
+        var tracker = FaceTracker()
+        tracker.update(detections: [face], at: 0)
+        let moved = shifted(face, dx: 0.025)  // 8% of the face width
+        var box = face
+        for i in 1...6 { box = tracker.update(detections: [moved], at: Double(i) * 0.2)?.box ?? face }
+        // Within the deadband of the new place, and well on its way there.
+        #expect(abs(box.centerX - moved.centerX) <= tracker.configuration.deadband * face.width + 1e-5)
+        #expect(box.centerX > face.centerX + 0.01)
+    }
+
+    @Test func aMissedFaceIsHeldForTheGracePeriodThenLost() {
+        var tracker = FaceTracker()
+        tracker.update(detections: [face], at: 0)
+        #expect(tracker.update(detections: [], at: 0.8)?.box == face)
+        #expect(tracker.update(detections: [], at: 1.2) == nil)
+        #expect(tracker.update(detections: [face], at: 1.4)?.box == face)
+    }
+
+    @Test func ofSeveralFacesTheLargestMostCentralIsMeasured() {
+        var tracker = FaceTracker()
+        let small = NormalizedRect(x: 0.05, y: 0.1, width: 0.12, height: 0.16)
+        let bigOffCentre = NormalizedRect(x: 0.0, y: 0.0, width: 0.3, height: 0.4)
+        let track = tracker.update(detections: [small, face, bigOffCentre], at: 0)
+        #expect(track?.box == face)
+        #expect(track?.faceCount == 3)
+    }
+
+    @Test func twoSimilarFacesDoNotSwap() {
+        var tracker = FaceTracker()
+        let left = NormalizedRect(x: 0.2, y: 0.3, width: 0.25, height: 0.33)
+        let right = NormalizedRect(x: 0.52, y: 0.3, width: 0.26, height: 0.34)
+        let first = tracker.update(detections: [left, right], at: 0)?.box
+        for i in 1...10 {
+            let order = i % 2 == 0 ? [left, right] : [right, left]
+            #expect(tracker.update(detections: order, at: Double(i) * 0.2)?.box == first)
+        }
+    }
+
+    @Test func resetForgetsTheFace() {
+        var tracker = FaceTracker()
+        tracker.update(detections: [face], at: 0)
+        tracker.reset()
+        #expect(tracker.track == nil)
+    }
+}
+
+/// A tiny deterministic wobble: uniform in -amplitude...amplitude.
+struct SeededWobble {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
+    mutating func next(_ amplitude: Float) -> Float {
+        state ^= state << 13; state ^= state >> 7; state ^= state << 17
+        return (Float(state % 20001) / 10000 - 1) * amplitude
+    }
+}
