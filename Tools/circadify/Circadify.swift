@@ -4,10 +4,11 @@ import ArgumentParser
 struct Circadify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "circadify",
-        abstract: "Contactless vital signs from a V4L2 camera.",
+        abstract: "Contactless vital signs from a V4L2 camera or a video file.",
         discussion: """
-            Until the signal pipeline lands, `samples` prints what the realtime core measures per frame \
-            (mean skin colour of the forehead and cheeks, luma, drop counts).
+            `scan` measures heart rate, heart-rate variability and breathing from a face; `devices` \
+            lists the cameras and whether this user may open them; `samples` prints what the \
+            realtime core measures per frame (mean skin colour of the forehead and cheeks, luma, drops).
             """,
-        subcommands: [Devices.self, Samples.self])
+        subcommands: [Scan.self, Devices.self, Samples.self])
 }

@@ -1,10 +1,16 @@
 import ArgumentParser
 import Circadify
+import Foundation
 
 /// `circadify devices`: the capture-capable cameras and whether we may use them.
 struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List capture-capable cameras with their formats, sizes, frame rates and access status.")
+        abstract: "List capture-capable cameras with their formats, sizes, frame rates and access status.",
+        discussion: """
+            Access is one of authorized, denied (this user may not read and write the node: the fix \
+            is printed), restricted (a system policy blocks it) or notDetermined (no node). A camera \
+            this user may not open shows no formats: the driver only tells them to a process that can.
+            """)
 
     func run() throws {
         let devices = try CameraDevice.list()
@@ -13,12 +19,27 @@ struct Devices: ParsableCommand {
             return
         }
         for device in devices {
-            print("\(device.path)  \(device.card.isEmpty ? "(unknown card)" : device.card)  [\(device.driver)\(device.busInfo.isEmpty ? "" : ", " + device.busInfo)]")
+            let card = device.card.isEmpty ? Self.sysfsCardName(device.path) ?? "(unknown card)" : device.card
+            let details = [device.driver, device.busInfo].filter { !$0.isEmpty }.joined(separator: ", ")
+            print("\(device.path)  \(card)\(details.isEmpty ? "" : "  [\(details)]")")
             print("  access: \(device.access.rawValue) — \(device.accessReason)")
+            for line in AccessAdvice.lines(for: device.access, path: device.path) { print("  " + line) }
             guard device.access == .authorized else { continue }
-            let modes = try device.modes()
-            for line in Self.summarize(modes) { print("  " + line) }
+            do {
+                for line in Self.summarize(try device.modes()) { print("  " + line) }
+            } catch {
+                print("  formats: cannot list them: \(error.message)")
+            }
         }
+    }
+
+    /// The card name from sysfs, readable even when the node itself is not.
+    static func sysfsCardName(_ path: String) -> String? {
+        let node = (path as NSString).lastPathComponent
+        guard let text = try? String(contentsOfFile: "/sys/class/video4linux/\(node)/name", encoding: .utf8)
+        else { return nil }
+        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return name.isEmpty ? nil : name
     }
 
     /// One line per format: its sizes, each with its frame rates.

@@ -1,0 +1,48 @@
+/// What to measure: a camera or a video file, for how long.
+package struct ScanRequest: Sendable {
+    package enum Input: Sendable, Equatable { case device(String), file(path: String, fps: UInt32) }
+    package var input: Input
+    package var duration: Double          // seconds of measurement, default 30
+    package init(input: Input, duration: Double = 30) {
+        self.input = input
+        self.duration = duration
+    }
+}
+
+/// Where a scan is: opening the source, waiting for exposure and face to settle,
+/// collecting the measurement, computing the result.
+package enum ScanPhase: String, Sendable { case starting, settling, measuring, analyzing }
+
+/// A snapshot of a running scan, delivered several times a second.
+package struct ScanProgress: Sendable {
+    package var phase: ScanPhase
+    package var elapsed: Double           // seconds of the measurement so far
+    package var total: Double             // the requested duration
+    package var pulseWave: [Float]        // the last few seconds of band-passed pulse, newest last, roughly -1...1; empty until there is one
+    package var heartRate: Double?        // live estimate, nil until there is one
+    package var hints: [String]           // active quality hints' messages (may be empty)
+
+    package init(phase: ScanPhase, elapsed: Double, total: Double, pulseWave: [Float] = [],
+                 heartRate: Double? = nil, hints: [String] = []) {
+        self.phase = phase
+        self.elapsed = elapsed
+        self.total = total
+        self.pulseWave = pulseWave
+        self.heartRate = heartRate
+        self.hints = hints
+    }
+}
+
+/// One whole measurement from a camera or a file, as the `circadify scan` command runs it.
+///
+/// Errors: `faceNotDetected` (no face), `qualityTooLow` (no pulse, or confidence below
+/// 0.4), `captureFailed` (missing, truncated or corrupt file; camera unplugged; a file
+/// shorter than the requested duration, with how to pass `--duration`),
+/// `cameraNotAvailable` / `cameraPermissionDenied` / `cameraInUse` (camera),
+/// `cancelled`, `timeout` (frames stop arriving).
+package enum ScanEngine {
+    /// Runs a whole measurement; cancellation of the calling task stops it and throws .cancelled (the camera is released and its controls restored before it returns).
+    package static func run(_ request: ScanRequest, progress: @escaping @Sendable (ScanProgress) -> Void) async throws(CircadifyError) -> VitalSignsResult {
+        throw CircadifyError.processingFailed("the scan engine is not built yet")
+    }
+}

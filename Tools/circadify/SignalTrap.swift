@@ -1,0 +1,53 @@
+import Dispatch
+import Glibc
+
+/// Turns SIGINT and SIGTERM into calls while a scan runs, instead of killing the process
+/// with the camera open. The first signal asks for a clean stop; any later one means the
+/// clean stop is not happening (something hangs), so `again` runs and should exit at once.
+final class SignalTrap: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "circadify.signals")
+    private let signals: [Int32]
+    private var sources: [DispatchSourceSignal] = []
+    private var first: Int32?   // only touched on `queue`
+
+    init(_ signals: [Int32], first onFirst: @escaping @Sendable (Int32) -> Void,
+         again onAgain: @escaping @Sendable (Int32) -> Void) {
+        self.signals = signals
+        for number in signals {
+            // The default action would end the process before the source sees the signal.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                if first == nil {
+                    first = number
+                    onFirst(number)
+                } else {
+                    onAgain(number)
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// The first signal that arrived, if any.
+    var received: Int32? { queue.sync { first } }
+
+    /// Stops trapping: signals act as usual again.
+    func release() {
+        queue.sync {
+            for source in sources { source.cancel() }
+            sources.removeAll()
+        }
+        for number in signals { signal(number, SIG_DFL) }
+    }
+
+    static func name(_ number: Int32) -> String {
+        switch number {
+        case SIGINT: "SIGINT (Ctrl-C)"
+        case SIGTERM: "SIGTERM"
+        default: "signal \(number)"
+        }
+    }
+}
