@@ -84,9 +84,23 @@ package final class ScanPipeline {
         return publish()
     }
 
-    /// Stops following the face (regions cleared).
-    package func resetTracking() -> RegionSet {
+    /// The measurement is over: frames are kept from now on only for the skin model.
+    package func endMeasurement() {
+        measuringFrom = nil
+    }
+
+    /// Drops frames older than `time` (seconds), to bound memory while no
+    /// measurement runs; the skin model needs only the last second.
+    package func forget(before time: Double) {
+        guard let first = frames.first, first.time < time - 5 else { return }
+        frames.removeAll { $0.time < time }
+    }
+
+    /// Stops following the face; returns the cleared regions to publish, or
+    /// nil when no face was being measured.
+    package func stopTracking() -> RegionSet? {
         tracker.reset()
+        guard layout != nil else { return nil }
         layout = nil
         return publish()
     }

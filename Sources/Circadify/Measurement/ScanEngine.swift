@@ -42,7 +42,28 @@ package struct ScanProgress: Sendable {
 /// `cancelled`, `timeout` (frames stop arriving).
 package enum ScanEngine {
     /// Runs a whole measurement; cancellation of the calling task stops it and throws .cancelled (the camera is released and its controls restored before it returns).
-    package static func run(_ request: ScanRequest, progress: @escaping @Sendable (ScanProgress) -> Void) async throws(CircadifyError) -> VitalSignsResult {
-        throw CircadifyError.processingFailed("the scan engine is not built yet")
+    package static func run(_ request: ScanRequest, progress: @escaping @Sendable (ScanProgress) -> Void)
+        async throws(CircadifyError) -> VitalSignsResult {
+        progress(ScanProgress(phase: .starting, elapsed: 0, total: request.duration))
+        let frames: [SignalFrame]
+        switch request.input {
+        case .file(let path, let fps):
+            let reporter = ScanReporter(total: request.duration, analyzer: VitalsAnalyzer(), progress: progress)
+            frames = try await FileScan.run(path: path, fps: fps, duration: request.duration,
+                                            pipeline: try ScanPipeline.withFaceDetector(), report: reporter)
+        case .device(let path):
+            let session = try CameraSession(devicePath: path, mirrored: false)
+            try await session.start()
+            do {
+                frames = try await session.measure(duration: request.duration, progress: progress)
+            } catch {
+                await session.stop()
+                throw error
+            }
+            await session.stop()
+        }
+        if Task.isCancelled { throw .cancelled }
+        progress(ScanProgress(phase: .analyzing, elapsed: request.duration, total: request.duration))
+        return try ScanOutcome.result(frames: frames, analyzer: VitalsAnalyzer())
     }
 }

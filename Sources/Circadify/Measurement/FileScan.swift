@@ -1,0 +1,49 @@
+/// A scan of a video file: every frame through the core's per-frame
+/// processor on this task, the face found on every thumbnail and the regions
+/// placed for the very next frame, so a file gives the same result each time
+/// and as fast as the machine allows. The measurement covers the file's first
+/// `duration` seconds; a shorter file is an error, not a shorter scan.
+package enum FileScan {
+    package static func run(path: String, fps: UInt32, duration: Double, pipeline: ScanPipeline,
+                            report: ScanReporter) async throws(CircadifyError) -> [SignalFrame] {
+        let replay: FileReplay
+        do {
+            replay = try FileReplay(path: path, fps: fps, thumbnails: ScanPipeline.thumbnailSize)
+        } catch {
+            throw CircadifyError(error, reading: .file(path))
+        }
+        pipeline.beginMeasurement(at: 0)
+        var pending: RegionSet?
+        var covered = 0.0
+        let frameStep = replay.framesPerSecond > 0 ? 1 / replay.framesPerSecond : 1 / 30
+        report.phase = .measuring
+        while true {
+            if Task.isCancelled { throw .cancelled }
+            let sample: FrameSample?
+            do {
+                sample = try replay.next(regions: pending)
+            } catch {
+                throw .captureFailed("\(path): \(error.message)")
+            }
+            pending = nil
+            guard let sample else { break }
+            let time = Double(sample.timestampNanoseconds) / 1e9
+            pipeline.consume(sample)
+            if sample.flags.contains(.thumbnail), let thumbnail = replay.takeThumbnail() {
+                pending = pipeline.consume(thumbnail: thumbnail, at: time)
+            }
+            covered = time + frameStep
+            if covered >= duration - frameStep / 2 { break }
+            if report.due(at: time) {
+                report.send(elapsed: covered, pipeline: pipeline)
+                await Task.yield()
+            }
+        }
+        guard covered >= duration - frameStep / 2 else {
+            let seconds = (covered * 10).rounded(.down) / 10
+            throw .captureFailed("\(path) holds only \(seconds) s of video, less than the \(Int(duration)) s scan; "
+                                 + "pass --duration \(Int(seconds)) or less to scan what there is")
+        }
+        return pipeline.frames
+    }
+}
