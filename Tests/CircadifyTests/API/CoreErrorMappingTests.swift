@@ -66,7 +66,10 @@ import Testing
             mapped = CircadifyError(error, reading: input)
         }
         await source.stop()
-        guard case .captureFailed(let detail)? = mapped else { Issue.record("got \(String(describing: mapped))"); return }
+        guard case .captureFailed(let detail)? = mapped else {
+            Issue.record("got \(String(describing: mapped))")
+            return
+        }
         #expect(!detail.isEmpty)
     }
 

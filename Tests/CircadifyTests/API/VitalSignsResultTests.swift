@@ -5,7 +5,8 @@ import Testing
 /// The JSON contract of VitalSignsResult: every seed key, JSON types, ISO 8601 time, nulls.
 @Suite struct VitalSignsResultTests {
     static let keys: Set<String> = [
-        "heartRate", "hrv", "respiratoryRate", "spo2", "systolicBp", "diastolicBp", "confidence", "sessionId", "timestamp",
+        "heartRate", "hrv", "respiratoryRate", "spo2", "systolicBp", "diastolicBp",
+        "confidence", "sessionId", "timestamp",
     ]
     // 2026-11-23T10:44:42Z
     static let time = Date(timeIntervalSince1970: 1_795_430_682)

@@ -87,8 +87,8 @@ import Testing
 
     @Test func faceFreeVideoIsFaceNotDetected() async throws {
         let frame = Y4M.flatFrame420(width: 320, height: 240, y: 120, cb: 128, cr: 128)
-        let file = try TemporaryFile(named: "wall.y4m",
-                                     contents: Y4M.file(width: 320, height: 240, frames: Array(repeating: frame, count: 240)))
+        let video = Y4M.file(width: 320, height: 240, frames: Array(repeating: frame, count: 240))
+        let file = try TemporaryFile(named: "wall.y4m", contents: video)
         defer { file.cleanUp() }
         _ = try await Self.expectFailure(["--input", file.path, "--duration", "6"], "faceNotDetected", status: 32)
     }
