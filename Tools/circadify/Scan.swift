@@ -48,7 +48,7 @@ struct Scan: AsyncParsableCommand {
         }
         if let fps, fps == 0 { throw ValidationError("--fps must be at least 1") }
         guard duration.isFinite, duration >= Self.minimumDuration else {
-            throw ValidationError("--duration must be at least \(Int(Self.minimumDuration)) seconds (the analysis needs 5 s)")
+            throw ValidationError("--duration must be at least \(Int(Self.minimumDuration)) seconds, the analysis window")
         }
     }
 

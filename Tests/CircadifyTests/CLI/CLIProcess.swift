@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// Runs the built `circadify` binary and collects what it printed.
+///
+/// The binary is found beside the test runner (`.build/<triple>/debug/`), where
+/// `swift build` and `swift test` put every product of the package; set
+/// `CIRCADIFY_BINARY` to test another build. A missing binary fails the test with the
+/// command that builds it, never skips it.
+struct CLIProcess {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        /// The process ended by a signal rather than by exiting.
+        var signalled: Bool
+    }
+
+    static func binary() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["CIRCADIFY_BINARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let candidate = runner.deletingLastPathComponent().appendingPathComponent("circadify")
+        try #require(FileManager.default.isExecutableFile(atPath: candidate.path),
+                     "no circadify binary at \(candidate.path): run `swift build --product circadify` first")
+        return candidate
+    }
+
+    /// Runs `circadify arguments`; `whileRunning` may signal the process. Kills it after `timeout`.
+    static func run(_ arguments: [String], timeout: Duration = .seconds(120),
+                    whileRunning: (Process) async throws -> Void = { _ in }) async throws -> Output {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Drain both pipes while it runs so a chatty process never blocks on a full pipe.
+        let stdout = PipeReader(out.fileHandleForReading), stderr = PipeReader(err.fileHandleForReading)
+        try await whileRunning(process)
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                Issue.record("circadify \(arguments.joined(separator: " ")) still running after \(timeout); killed")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus,
+                      stdout: String(decoding: await stdout.data(), as: UTF8.self),
+                      stderr: String(decoding: await stderr.data(), as: UTF8.self),
+                      signalled: process.terminationReason == .uncaughtSignal)
+    }
+
+    /// The one JSON object a `--json` run printed, with nothing else on stdout.
+    static func jsonObject(_ output: Output) throws -> [String: Any] {
+        let text = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!text.contains("\n"), "stdout holds more than one line: \(output.stdout)")
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try #require(object as? [String: Any], "stdout is not one JSON object: \(output.stdout)")
+    }
+
+    /// Exit codes by error case name, read from `circadify scan --help`.
+    static func exitCodeTable() async throws -> [String: Int32] {
+        let help = try await run(["scan", "--help"])
+        var table = [String: Int32]()
+        for line in help.stdout.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let code = Int32(fields[0]), fields[1].allSatisfy(\.isLetter) else { continue }
+            table[String(fields[1])] = code
+        }
+        return table
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own (blocking reads must not sit on the
+/// concurrency pool, which has one thread per core).
+private final class PipeReader: @unchecked Sendable {
+    private let done = DispatchGroup()
+    private var contents = Data()
+
+    init(_ handle: FileHandle) {
+        done.enter()
+        Thread {
+            self.contents = handle.readDataToEndOfFile()
+            self.done.leave()
+        }.start()
+    }
+
+    func data() async -> Data {
+        await withCheckedContinuation { continuation in
+            done.notify(queue: .global()) { continuation.resume(returning: self.contents) }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+@testable import Circadify
+import Foundation
+import Testing
+
+/// `circadify scan` as a process: its command line, its exit-code table and the shape
+/// of its JSON error. None of these needs the scan engine to measure anything.
+@Suite struct ScanCommandTests {
+    static let usageStatus: Int32 = 64
+
+    @Test func deviceAndInputTogetherIsAUsageError() async throws {
+        let run = try await CLIProcess.run(["scan", "--device", "/dev/video0", "--input", "clip.y4m", "--json"])
+        #expect(run.status == Self.usageStatus)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("not both"))
+    }
+
+    @Test(arguments: [["--duration", "4.9"], ["--duration", "nan"], ["--input", "x.mjpeg", "--fps", "0"],
+                      ["--device", "/dev/video0", "--fps", "15"]])
+    func badOptionIsAUsageError(_ options: [String]) async throws {
+        let run = try await CLIProcess.run(["scan"] + options)
+        #expect(run.status == Self.usageStatus, "\(options): \(run.stderr)")
+    }
+
+    @Test func helpListsADistinctNonZeroCodeForEveryErrorCase() async throws {
+        let table = try await CLIProcess.exitCodeTable()
+        #expect(Set(table.keys) == Set(CircadifyErrorTests.seedTable.map(\.1)))
+        #expect(Set(table.values).count == table.count, "codes repeat: \(table)")
+        for (name, code) in table {
+            #expect(code != 0 && code != 1 && code != Self.usageStatus && code < 256, "\(name): \(code)")
+        }
+        #expect(table["cancelled"] == 130)
+    }
+
+    /// Whatever the engine does with a missing file, the failure is one JSON object of
+    /// the agreed shape and the exit status is the table's code for its case.
+    @Test func failureIsOneJSONObjectAndTheTablesExitCode() async throws {
+        let table = try await CLIProcess.exitCodeTable()
+        let run = try await CLIProcess.run(["scan", "--input", "/nonexistent/clip.y4m", "--json"])
+        let object = try CLIProcess.jsonObject(run)
+        #expect(Set(object.keys) == ["error", "message", "retryable"])
+        let name = try #require(object["error"] as? String)
+        #expect(table[name] != nil, "unknown case \(name)")
+        #expect(run.status == table[name])
+        #expect((object["message"] as? String)?.isEmpty == false)
+        #expect(object["retryable"] is Bool)
+    }
+
+    /// With no camera on the machine the command itself reports cameraNotAvailable and
+    /// suggests --input; with one it must not (the engine opens that camera instead).
+    @Test func noSourceUsesTheFirstCameraOrSaysThereIsNone() async throws {
+        let cameras = try CameraDevice.list()
+        let run = try await CLIProcess.run(["scan", "--json", "--duration", "5"], timeout: .seconds(60))
+        let object = try CLIProcess.jsonObject(run)
+        let message = object["message"] as? String ?? ""
+        if cameras.isEmpty {
+            #expect(object["error"] as? String == "cameraNotAvailable")
+            #expect(run.status == 10)
+            #expect(message.contains("--input"))
+        } else {
+            #expect(!message.contains("No capture-capable camera was found"), "\(cameras.map(\.path)): \(message)")
+        }
+    }
+
+    @Test func humanFailureGoesToStderrOnly() async throws {
+        let run = try await CLIProcess.run(["scan", "--input", "/nonexistent/clip.y4m"])
+        #expect(run.status != 0)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("circadify scan: "))
+    }
+}
