@@ -31,13 +31,16 @@ int clip_open(feeder_clip *clip, const char *path, uint32_t width, uint32_t heig
     char why[256] = "";
     int r = ccore_videofile_open(path, 0, &clip->file, why, sizeof why);
     if (r < 0) {
-        snprintf(message, message_size, "cannot open the clip %s: %s", path, why);
+        snprintf(message, message_size, "the clip: %s", why);
         return r;
     }
     ccore_videofile_get_info(clip->file, &clip->info);
     const ccore_videofile_info *in = &clip->info;
-    if (in->kind != CCORE_VIDEOFILE_Y4M || in->pixel_format != CCORE_PIXEL_YUV420) {
-        snprintf(message, message_size, "%s is not a Y4M 4:2:0 clip (format %s)", path,
+    if (in->kind != CCORE_VIDEOFILE_Y4M) {
+        snprintf(message, message_size, "%s is MJPEG; the feeder plays Y4M 4:2:0 clips", path);
+        r = CCORE_E_UNSUPPORTED;
+    } else if (in->pixel_format != CCORE_PIXEL_YUV420) {
+        snprintf(message, message_size, "%s is Y4M %s; the feeder plays 4:2:0 only", path,
                  ccore_pixel_format_name(in->pixel_format));
         r = CCORE_E_UNSUPPORTED;
     } else if (in->range != CCORE_RANGE_LIMITED) {
