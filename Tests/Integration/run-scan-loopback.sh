@@ -43,7 +43,6 @@ finish() { # pass|fail [reason]
 }
 
 # --- build --------------------------------------------------------------------------------
-bin=""
 for product in circadify vivid-feeder circadify-groundtruth; do
     if ! swift build -c release --product "$product" >&2; then
         finish fail "swift build -c release --product $product failed"
