@@ -41,11 +41,25 @@ let package = Package(
             dependencies: ["Circadify", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/circadify"
         ),
+        // Raw V4L2 access to vivid and its output->capture loopback, for the two below.
+        .target(
+            name: "VividKit",
+            path: "Tests/Integration/vivid-kit",
+            publicHeadersPath: "include",
+            cSettings: cCoreSettings
+        ),
         // Kernel-driver suite: runs inside the QEMU guest against vivid (Tools/vm).
         .executableTarget(
             name: "ccore-vivid-suite",
-            dependencies: ["CCore"],
+            dependencies: ["CCore", "VividKit"],
             path: "Tests/Integration/vivid-suite",
+            cSettings: cCoreSettings
+        ),
+        // Plays a Y4M clip into vivid's loopback, so a camera client can capture it in the guest.
+        .executableTarget(
+            name: "vivid-feeder",
+            dependencies: ["CCore", "VividKit"],
+            path: "Tests/Integration/vivid-feeder",
             cSettings: cCoreSettings
         ),
         // Per-frame cost and allocation benchmark of the C core (Tools/bench).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# All tests: installs what they need, runs the unit tests (swift test) and the
-# kernel-driver suite (the vivid V4L2 driver inside a QEMU guest), and closes
-# with one line counting both.
+# All tests: installs what they need, runs the unit tests (swift test), the
+# kernel-driver suite (the vivid V4L2 driver inside a QEMU guest) and the loopback
+# scan (a ground-truth clip through vivid into `circadify scan`), and closes with
+# one line counting them all.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,14 +17,28 @@ unit_passed=$(grep -cE "^✔ Test .*\) passed" "$log/unit.txt")
 unit_failed=$(grep -cE "^✘ Test .*\) failed" "$log/unit.txt")
 if [ "$unit_rc" -ne 0 ] && [ "$unit_failed" -eq 0 ]; then unit_failed=1; fi  # a build failure counts
 
+# Counts a suite's `N passed, N failed` closing line; a run that fails without a failing
+# test (a guest that did not finish, say) counts as one failure.
+count_suite() { # output-file exit-code -> "passed failed"
+    local passed failed
+    read -r passed failed < <(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$1" | tail -1)
+    passed=${passed:-0}
+    failed=${failed:-0}
+    if [ "$2" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+    echo "$passed $failed"
+}
+
 echo "== kernel-driver suite (vivid in a QEMU guest)"
 Tests/Integration/run-vivid-suite.sh 2>&1 | tee "$log/vivid.txt"
 vivid_rc=${PIPESTATUS[0]}
-read -r vivid_passed vivid_failed < <(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$log/vivid.txt" | tail -1)
-vivid_passed=${vivid_passed:-0}
-vivid_failed=${vivid_failed:-0}
-if [ "$vivid_rc" -ne 0 ] && [ "$vivid_failed" -eq 0 ]; then vivid_failed=1; fi  # the guest did not finish
+read -r vivid_passed vivid_failed < <(count_suite "$log/vivid.txt" "$vivid_rc")
 
-echo "unit: $unit_passed passed, $unit_failed failed; vivid: $vivid_passed passed, $vivid_failed failed"
-echo "total: $((unit_passed + vivid_passed)) passed, $((unit_failed + vivid_failed)) failed"
-[ "$unit_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ]
+echo "== loopback scan (a ground-truth clip through vivid into circadify scan)"
+Tests/Integration/run-scan-loopback.sh 2>&1 | tee "$log/scan.txt"
+scan_rc=${PIPESTATUS[0]}
+read -r scan_passed scan_failed < <(count_suite "$log/scan.txt" "$scan_rc")
+
+echo "unit: $unit_passed passed, $unit_failed failed; vivid: $vivid_passed passed, $vivid_failed failed;" \
+    "scan: $scan_passed passed, $scan_failed failed"
+echo "total: $((unit_passed + vivid_passed + scan_passed)) passed, $((unit_failed + vivid_failed + scan_failed)) failed"
+[ "$unit_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ] && [ "$scan_rc" -eq 0 ]

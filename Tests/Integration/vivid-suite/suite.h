@@ -19,6 +19,7 @@
 #include "ccore/ring.h"
 #include "ccore/sample.h"
 #include "ccore/source.h"
+#include "vivid_v4l2.h"
 
 #define REASON_MAX 1024
 
@@ -40,34 +41,13 @@ typedef int (*test_fn)(char *reason, size_t reason_size);
     } while (0)
 
 /* The vivid nodes found at start-up. */
-typedef struct {
-    char capture[64];
-    char output[64];
-} suite_nodes;
-extern suite_nodes g_nodes;
+extern vivid_nodes g_nodes;
 
 /* Prints an indented diagnostic line (shown between the PASS/FAIL lines). */
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int64_t now_ns(void);
 void sleep_ms(int ms);
-
-/* ioctl that retries on EINTR; returns 0 or -errno. */
-int xioctl(int fd, unsigned long request, void *arg);
-
-/* Finds the vivid capture and output nodes by driver name and capabilities. */
-int find_vivid_nodes(suite_nodes *nodes, char *message, size_t message_size);
-
-/* vivid controls, found with VIDIOC_QUERY_EXT_CTRL by name. Names compare after
- * v4l2-ctl's normalisation (lower case, runs of other characters -> '_'), so
- * "Percentage of Dropped Buffers" and "percentage_of_dropped_buffers" both match. */
-int raw_control_find(int fd, const char *name, uint32_t *id, uint32_t *type);
-int raw_control_set(int fd, const char *name, int64_t value);
-int raw_control_get(int fd, const char *name, int64_t *value);
-int raw_control_set_id(int fd, uint32_t id, uint32_t type, int64_t value);
-int raw_control_get_id(int fd, uint32_t id, uint32_t type, int64_t *value);
-/* Opens `path`, sets one control, closes it. */
-int raw_control_set_path(const char *path, const char *name, int64_t value);
 
 /* Puts vivid back into the state every test starts from: capture input 0
  * (webcam), output 0, no drops, no loop, full OSD, auto gain on. */

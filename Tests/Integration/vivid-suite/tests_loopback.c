@@ -13,15 +13,14 @@
  * small box inside the left half. Each sample must match one palette index c (left and
  * right fields both), the whole frame their average, and c may only move forwards. */
 #include "suite.h"
+#include "vivid_loopback.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <linux/videodev2.h>
@@ -93,137 +92,30 @@ static void render(uint8_t *dst, uint32_t fourcc, uint32_t w, uint32_t h, uint32
     }
 }
 
-typedef struct {
-    int fd;
-    void *addr[OUT_BUFFERS];
-    size_t len[OUT_BUFFERS];
-    uint32_t count;
-    uint32_t sizeimage;
-    int streaming;
-} output_node;
-
-static void output_close(output_node *o) {
-    if (o->fd < 0) return;
-    if (o->streaming) {
-        int type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
-        xioctl(o->fd, VIDIOC_STREAMOFF, &type);
-    }
-    for (uint32_t i = 0; i < o->count; i++)
-        if (o->addr[i] && o->addr[i] != MAP_FAILED) munmap(o->addr[i], o->len[i]);
-    struct v4l2_requestbuffers req = {.count = 0, .type = V4L2_BUF_TYPE_VIDEO_OUTPUT, .memory = V4L2_MEMORY_MMAP};
-    xioctl(o->fd, VIDIOC_REQBUFS, &req);
-    close(o->fd);
-    o->fd = -1;
-}
-
-static int queue_frame(output_node *o, uint32_t index, const uint8_t *frame) {
-    memcpy(o->addr[index], frame, o->sizeimage);
-    struct v4l2_buffer b;
-    memset(&b, 0, sizeof b);
-    b.type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
-    b.memory = V4L2_MEMORY_MMAP;
-    b.index = index;
-    b.bytesused = o->sizeimage;
-    b.field = V4L2_FIELD_NONE;
-    return xioctl(o->fd, VIDIOC_QBUF, &b);
-}
-
-/* Selects input/output `index` and the first DV timings vivid enumerates on `fd`. */
-static int set_hdmi(int fd, int is_output, struct v4l2_dv_timings *timings, char *reason, size_t reason_size) {
-    int index = is_output ? 1 : 3;
-    const char *node = is_output ? "output" : "capture";
-    if (is_output) {
-        struct v4l2_output out;
-        memset(&out, 0, sizeof out);
-        out.index = 1;
-        if (xioctl(fd, VIDIOC_ENUMOUTPUT, &out) < 0) FAILF("the output node has no output 1");
-        info("output 1: '%s'", (const char *)out.name);
-        if (xioctl(fd, VIDIOC_S_OUTPUT, &index) < 0) FAILF("VIDIOC_S_OUTPUT 1: %s", strerror(errno));
-    } else {
-        struct v4l2_input in;
-        memset(&in, 0, sizeof in);
-        in.index = 3;
-        if (xioctl(fd, VIDIOC_ENUMINPUT, &in) < 0) FAILF("the capture node has no input 3");
-        info("input 3: '%s'", (const char *)in.name);
-        if (xioctl(fd, VIDIOC_S_INPUT, &index) < 0) FAILF("VIDIOC_S_INPUT 3: %s", strerror(errno));
-    }
-    struct v4l2_enum_dv_timings e;
-    memset(&e, 0, sizeof e);
-    e.index = 0;
-    int r = xioctl(fd, VIDIOC_ENUM_DV_TIMINGS, &e);
-    if (r < 0) FAILF("VIDIOC_ENUM_DV_TIMINGS on the %s node: %s", node, strerror(-r));
-    if (e.timings.bt.width != 640 || e.timings.bt.height != 480 || e.timings.bt.interlaced)
-        FAILF("the first DV timings are %ux%u%s, expected 640x480p", e.timings.bt.width, e.timings.bt.height,
-              e.timings.bt.interlaced ? "i" : "p");
-    *timings = e.timings;
-    r = xioctl(fd, VIDIOC_S_DV_TIMINGS, timings);
-    if (r < 0) FAILF("VIDIOC_S_DV_TIMINGS 640x480 on the %s node: %s", node, strerror(-r));
-    return 0;
-}
-
 static int loopback(uint32_t fourcc, ccore_pixel_format pixel_format, float tolerance, char *reason,
                     size_t reason_size) {
     enum { W = 640, H = 480 };
     int failed = 0;
     char fc[5], msg[256] = "";
     fourcc_str(fourcc, fc);
-    output_node o = {.fd = -1};
+    vivid_output o = {.fd = -1};
     ccore_source *src = NULL;
     uint8_t *frames = NULL;
     static ccore_frame_sample s[WANT_SAMPLES];
 
     /* Capture node: HDMI input, 640x480p60, loop on, no on-screen text. */
-    int cfd = open(g_nodes.capture, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-    if (cfd < 0) FAILF("open %s: %s", g_nodes.capture, strerror(errno));
     struct v4l2_dv_timings timings;
-    if (set_hdmi(cfd, 0, &timings, reason, reason_size)) {
-        close(cfd);
-        return 1;
-    }
-    int r = raw_control_set(cfd, "loop_video", 1);
-    if (r == 0) r = raw_control_set(cfd, "osd_text_mode", 2);
-    close(cfd);
-    if (r < 0) FAILF("setting loop_video=1 / osd_text_mode=2 (None): %s", strerror(-r));
+    int r = vivid_loopback_capture_on(g_nodes.capture, 0, &timings, msg, sizeof msg);
+    if (r < 0) FAILGO(out, "%s", msg);
+    if (timings.bt.width != W || timings.bt.height != H || timings.bt.interlaced)
+        FAILGO(out, "the first DV timings are %ux%u%s, expected 640x480p", timings.bt.width, timings.bt.height,
+               timings.bt.interlaced ? "i" : "p");
 
     /* Output node: HDMI output, same timings and format; mmap output streaming. */
-    o.fd = open(g_nodes.output, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-    if (o.fd < 0) FAILF("open %s: %s", g_nodes.output, strerror(errno));
-    if (set_hdmi(o.fd, 1, &timings, reason, reason_size)) {
-        failed = 1;
-        goto out;
-    }
-    struct v4l2_format vf;
-    memset(&vf, 0, sizeof vf);
-    vf.type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
-    vf.fmt.pix.width = W;
-    vf.fmt.pix.height = H;
-    vf.fmt.pix.pixelformat = fourcc;
-    vf.fmt.pix.field = V4L2_FIELD_NONE;
-    if ((r = xioctl(o.fd, VIDIOC_S_FMT, &vf)) < 0) FAILGO(out, "VIDIOC_S_FMT %s on the output: %s", fc, strerror(-r));
-    if (vf.fmt.pix.pixelformat != fourcc || vf.fmt.pix.width != W || vf.fmt.pix.height != H)
-        FAILGO(out, "the output took %ux%u %s instead of %dx%d %s", vf.fmt.pix.width, vf.fmt.pix.height,
-               fourcc_str(vf.fmt.pix.pixelformat, msg), W, H, fc);
-    uint32_t bpl = vf.fmt.pix.bytesperline;
-    o.sizeimage = vf.fmt.pix.sizeimage;
-    info("output %s %ux%u bpl %u size %u, colorspace %u, ycbcr_enc %u, quantization %u", fc, vf.fmt.pix.width,
-         vf.fmt.pix.height, bpl, o.sizeimage, vf.fmt.pix.colorspace, vf.fmt.pix.ycbcr_enc, vf.fmt.pix.quantization);
-
-    struct v4l2_requestbuffers req = {.count = OUT_BUFFERS, .type = V4L2_BUF_TYPE_VIDEO_OUTPUT, .memory = V4L2_MEMORY_MMAP};
-    if ((r = xioctl(o.fd, VIDIOC_REQBUFS, &req)) < 0) FAILGO(out, "VIDIOC_REQBUFS on the output: %s", strerror(-r));
-    o.count = req.count > OUT_BUFFERS ? OUT_BUFFERS : req.count;
-    if (o.count < 2) FAILGO(out, "the output granted %u buffers", req.count);
-    for (uint32_t i = 0; i < o.count; i++) {
-        struct v4l2_buffer b;
-        memset(&b, 0, sizeof b);
-        b.type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
-        b.memory = V4L2_MEMORY_MMAP;
-        b.index = i;
-        if ((r = xioctl(o.fd, VIDIOC_QUERYBUF, &b)) < 0) FAILGO(out, "VIDIOC_QUERYBUF: %s", strerror(-r));
-        o.len[i] = b.length;
-        o.addr[i] = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, o.fd, b.m.offset);
-        if (o.addr[i] == MAP_FAILED) FAILGO(out, "mmap output buffer %u: %s", i, strerror(errno));
-        if (b.length < o.sizeimage) FAILGO(out, "output buffer of %u bytes < sizeimage %u", b.length, o.sizeimage);
-    }
+    if ((r = vivid_output_open(&o, g_nodes.output, &timings, fourcc, OUT_BUFFERS, msg, sizeof msg)) < 0)
+        FAILGO(out, "%s", msg);
+    uint32_t bpl = o.bytesperline;
+    info("output %s %ux%u bpl %u size %u", fc, o.width, o.height, bpl, o.sizeimage);
 
     /* Pre-rendered frames: one per palette index. */
     frames = malloc((size_t)PALETTE * o.sizeimage);
@@ -232,11 +124,9 @@ static int loopback(uint32_t fourcc, ccore_pixel_format pixel_format, float tole
         render(frames + (size_t)c * o.sizeimage, fourcc, W, H, bpl, k_palette[c], k_palette[(c + 3) % PALETTE]);
     uint64_t written = 0;
     for (uint32_t i = 0; i < o.count; i++, written++)
-        if ((r = queue_frame(&o, i, frames + (size_t)((written / HOLD) % PALETTE) * o.sizeimage)) < 0)
+        if ((r = vivid_output_queue(&o, i, frames + (size_t)((written / HOLD) % PALETTE) * o.sizeimage)) < 0)
             FAILGO(out, "VIDIOC_QBUF output: %s", strerror(-r));
-    int type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
-    if ((r = xioctl(o.fd, VIDIOC_STREAMON, &type)) < 0) FAILGO(out, "VIDIOC_STREAMON output: %s", strerror(-r));
-    o.streaming = 1;
+    if ((r = vivid_output_start(&o)) < 0) FAILGO(out, "VIDIOC_STREAMON output: %s", strerror(-r));
 
     /* The core on the capture node. */
     ccore_source_config cfg;
@@ -276,14 +166,11 @@ static int loopback(uint32_t fourcc, ccore_pixel_format pixel_format, float tole
     int64_t deadline = now_ns() + 40LL * 1000000000LL;
     while (got < WANT_SAMPLES && now_ns() < deadline) {
         int busy = 0;
-        struct v4l2_buffer b;
-        memset(&b, 0, sizeof b);
-        b.type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
-        b.memory = V4L2_MEMORY_MMAP;
-        while (xioctl(o.fd, VIDIOC_DQBUF, &b) == 0) {
+        uint32_t index;
+        while (vivid_output_dequeue(&o, &index) == 0) {
             queued--;
             if (queued < min_queued) min_queued = queued;
-            if ((r = queue_frame(&o, b.index, frames + (size_t)((written / HOLD) % PALETTE) * o.sizeimage)) < 0)
+            if ((r = vivid_output_queue(&o, index, frames + (size_t)((written / HOLD) % PALETTE) * o.sizeimage)) < 0)
                 FAILGO(out, "VIDIOC_QBUF output: %s", strerror(-r));
             written++;
             queued++;
@@ -370,17 +257,10 @@ static int loopback(uint32_t fourcc, ccore_pixel_format pixel_format, float tole
          fc, got, distinct, worst, tolerance, unmatched_start, (unsigned long long)written, min_queued);
 out:
     if (src) ccore_source_destroy(src);
-    output_close(&o);
+    vivid_output_close(&o);
     free(frames);
     /* Leave the capture node as the other tests expect it. */
-    cfd = open(g_nodes.capture, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-    if (cfd >= 0) {
-        raw_control_set(cfd, "loop_video", 0);
-        raw_control_set(cfd, "osd_text_mode", 0);
-        int zero = 0;
-        xioctl(cfd, VIDIOC_S_INPUT, &zero);
-        close(cfd);
-    }
+    vivid_loopback_capture_off(g_nodes.capture);
     return failed;
 }
 
