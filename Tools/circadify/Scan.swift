@@ -36,6 +36,9 @@ struct Scan: AsyncParsableCommand {
     @Option(help: "Seconds of measurement; at least 5, the analysis window.")
     var duration: Double = 30
 
+    @Flag(help: "Replay a file at its own frame rate, as a camera delivers it (default: as fast as it can be read).")
+    var realtime = false
+
     @Flag(help: "Print only one JSON object on stdout: the result or the error.")
     var json = false
 
@@ -46,6 +49,7 @@ struct Scan: AsyncParsableCommand {
         if fps != nil, input == nil {
             throw ValidationError("--fps sets the frame rate of an MJPEG file (--input); a camera runs at its own")
         }
+        if realtime, input == nil { throw ValidationError("--realtime paces a file (--input); a camera is always live") }
         if let fps, fps == 0 { throw ValidationError("--fps must be at least 1") }
         guard duration.isFinite, duration >= Self.minimumDuration else {
             throw ValidationError("--duration must be at least \(Int(Self.minimumDuration)) seconds, the analysis window")
@@ -74,7 +78,8 @@ struct Scan: AsyncParsableCommand {
 
     /// The request from the options; the first camera when neither source is given.
     func makeRequest() throws(ScanFailure) -> ScanRequest {
-        if let input { return ScanRequest(input: .file(path: input, fps: fps ?? 30), duration: duration) }
+        if let input { return ScanRequest(input: .file(path: input, fps: fps ?? 30), duration: duration,
+                                                    realtime: realtime) }
         if let device { return ScanRequest(input: .device(device), duration: duration) }
         let cameras: [CameraDevice]
         do {

@@ -1,11 +1,12 @@
 /// A scan of a video file: every frame through the core's per-frame
 /// processor on this task, the face found on every thumbnail and the regions
 /// placed for the very next frame, so a file gives the same result each time
-/// and as fast as the machine allows. The measurement covers the file's first
-/// `duration` seconds; a shorter file is an error, not a shorter scan.
+/// and as fast as the machine allows (or, `realtime`, at the file's own frame
+/// rate). The measurement covers the file's first `duration` seconds; a
+/// shorter file is an error, not a shorter scan.
 package enum FileScan {
-    package static func run(path: String, fps: UInt32, duration: Double, pipeline: ScanPipeline,
-                            report: ScanReporter) async throws(CircadifyError) -> [SignalFrame] {
+    package static func run(path: String, fps: UInt32, duration: Double, realtime: Bool = false,
+                            pipeline: ScanPipeline, report: ScanReporter) async throws(CircadifyError) -> [SignalFrame] {
         let replay: FileReplay
         do {
             replay = try FileReplay(path: path, fps: fps, thumbnails: ScanPipeline.thumbnailSize)
@@ -17,6 +18,7 @@ package enum FileScan {
         var covered = 0.0
         let frameStep = replay.framesPerSecond > 0 ? 1 / replay.framesPerSecond : 1 / 30
         report.phase = .measuring
+        let clock = ContinuousClock(), started = clock.now
         while true {
             if Task.isCancelled { throw .cancelled }
             let sample: FrameSample?
@@ -37,6 +39,13 @@ package enum FileScan {
             if report.due(at: time) {
                 report.send(elapsed: covered, pipeline: pipeline)
                 await Task.yield()
+            }
+            if realtime {
+                do {
+                    try await clock.sleep(until: started.advanced(by: .seconds(covered)))
+                } catch {
+                    throw .cancelled
+                }
             }
         }
         guard covered >= duration - frameStep / 2 else {

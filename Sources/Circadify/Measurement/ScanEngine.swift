@@ -3,9 +3,12 @@ package struct ScanRequest: Sendable {
     package enum Input: Sendable, Equatable { case device(String), file(path: String, fps: UInt32) }
     package var input: Input
     package var duration: Double          // seconds of measurement, default 30
-    package init(input: Input, duration: Double = 30) {
+    /// Files: pace the frames at the file's own rate, as a camera delivers them (else as fast as they can be read).
+    package var realtime: Bool
+    package init(input: Input, duration: Double = 30, realtime: Bool = false) {
         self.input = input
         self.duration = duration
+        self.realtime = realtime
     }
 }
 
@@ -50,6 +53,7 @@ package enum ScanEngine {
         case .file(let path, let fps):
             let reporter = ScanReporter(total: request.duration, analyzer: VitalsAnalyzer(), progress: progress)
             frames = try await FileScan.run(path: path, fps: fps, duration: request.duration,
+                                            realtime: request.realtime,
                                             pipeline: try ScanPipeline.withFaceDetector(), report: reporter)
         case .device(let path):
             let session = try CameraSession(devicePath: path, mirrored: false)

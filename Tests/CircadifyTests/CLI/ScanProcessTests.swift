@@ -3,14 +3,6 @@ import Foundation
 import GroundTruthKit
 import Testing
 
-// ┌──────────────────────────────────────────────────────────────────────────────┐
-// │ NEEDS THE SCAN ENGINE. These run `circadify scan` end to end and hold the    │
-// │ engine to the contract in Sources/Circadify/Measurement/ScanSession.swift.   │
-// │ Until ScanEngine.run is built (it throws processingFailed "not built yet")   │
-// │ every test here fails; none is skipped. Run only these:                      │
-// │   swift test --filter ScanProcessTests                                       │
-// └──────────────────────────────────────────────────────────────────────────────┘
-
 /// Every error class's exit code and JSON, cancellation, and a generated clip end to end.
 @Suite(.serialized) struct ScanProcessTests {
     /// A generated face clip (Tools/groundtruth) in a fresh folder; `cleanUp()` removes it.
@@ -111,12 +103,12 @@ import Testing
         _ = try await Self.expectFailure(["--device", file.path], "cameraNotAvailable", status: 10)
     }
 
-    // MARK: cancellation (assumes scanning 15 s of a clip takes longer than a second)
+    // MARK: cancellation (--realtime: the 15 s scan takes 15 s, so the signal lands mid-scan)
 
     @Test func sigintAndSigtermCancelWithTheCancelledCode() async throws {
         let clip = try await Clip.render("still", seconds: 20)
         defer { clip.cleanUp() }
-        let arguments = ["scan", "--input", clip.video.path, "--duration", "15"]
+        let arguments = ["scan", "--input", clip.video.path, "--duration", "15", "--realtime"]
         let interrupted = try await CLIProcess.run(arguments + ["--json"]) { process in
             try await Task.sleep(for: .seconds(1))
             process.interrupt()
