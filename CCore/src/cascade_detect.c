@@ -15,8 +15,13 @@
 /* Raw window hits kept per call; a frame with more (hundreds of faces) keeps
  * the first ones found, on the finest levels. */
 enum { HIT_CAPACITY = 8192 };
-/* Corners per feature: 4x4 grid for LBP, 4 per rectangle (3) for Haar. */
-enum { LBP_CORNERS = 16, HAAR_CORNERS = 12 };
+/* Corners per Haar feature: 4 per rectangle, up to 3 rectangles. */
+enum { HAAR_CORNERS = 12 };
+
+/* An LBP feature's grid in integral-image terms (the detector's stride). */
+typedef struct {
+    int32_t top_left, cell_width, cell_rows;
+} lbp_corners;
 /* Same-rectangle tolerance of the grouping step (OpenCV's default). */
 static const double GROUP_EPS = 0.2;
 /* Haar windows this flat (grey-level standard deviation) hold no face. */
@@ -26,11 +31,14 @@ struct ccore_face_detector {
     const ccore_cascade *cascade;
     uint32_t max_width, max_height;
     cascade_level_buffers level;
-    int32_t *corners; /* per feature, offsets into the integral image */
+    lbp_corners *lbp;   /* LBP: per feature, where its grid lies */
+    int32_t *corners;   /* Haar: per feature, offsets of its rectangles' corners */
     int32_t norm_corners[4]; /* Haar: the window inset by one pixel */
     ccore_face *hits;
     int32_t *parent;
     cascade_cluster *clusters;
+    uint8_t *codes; /* LBP stage 0: one row of window codes and leaf sums */
+    float *sums;
     char message[160];
 };
 
@@ -47,9 +55,7 @@ static void compute_corners(ccore_face_detector *d) {
     for (uint32_t f = 0; f < cc->feature_count; f++) {
         if (cc->type == CCORE_CASCADE_LBP) {
             const cascade_lbp_feature *lf = &cc->lbp[f];
-            int32_t *c = d->corners + (size_t)f * LBP_CORNERS;
-            for (int32_t j = 0; j < 4; j++)
-                for (int32_t i = 0; i < 4; i++) c[j * 4 + i] = corner(s, lf->x + i * lf->w, lf->y + j * lf->h);
+            d->lbp[f] = (lbp_corners){corner(s, lf->x, lf->y), lf->w, lf->h * (int32_t)s};
         } else {
             const cascade_haar_feature *hf = &cc->haar[f];
             int32_t *c = d->corners + (size_t)f * HAAR_CORNERS;
@@ -86,13 +92,18 @@ int ccore_face_detector_create(const ccore_cascade *cascade, uint32_t max_width,
     d->level.row = malloc(max_width);
     d->level.x_source = malloc(max_width * sizeof *d->level.x_source);
     d->level.x_weight = malloc(max_width * sizeof *d->level.x_weight);
-    size_t per_feature = cascade->type == CCORE_CASCADE_LBP ? LBP_CORNERS : HAAR_CORNERS;
-    d->corners = calloc((size_t)cascade->feature_count * per_feature, sizeof *d->corners);
+    d->codes = malloc(max_width);
+    d->sums = malloc(max_width * sizeof *d->sums);
+    if (cascade->type == CCORE_CASCADE_LBP)
+        d->lbp = calloc(cascade->feature_count, sizeof *d->lbp);
+    else
+        d->corners = calloc((size_t)cascade->feature_count * HAAR_CORNERS, sizeof *d->corners);
     d->hits = malloc(HIT_CAPACITY * sizeof *d->hits);
     d->parent = malloc(HIT_CAPACITY * sizeof *d->parent);
     d->clusters = malloc(HIT_CAPACITY * sizeof *d->clusters);
     if (!d->level.integral || (cascade->type == CCORE_CASCADE_HAAR && !d->level.squares) || !d->level.row ||
-        !d->level.x_source || !d->level.x_weight || !d->corners || !d->hits || !d->parent || !d->clusters) {
+        !d->level.x_source || !d->level.x_weight || (!d->lbp && !d->corners) || !d->hits || !d->parent || !d->clusters ||
+        !d->codes || !d->sums) {
         ccore_face_detector_destroy(d);
         return -ENOMEM;
     }
@@ -108,43 +119,74 @@ void ccore_face_detector_destroy(ccore_face_detector *d) {
     free(d->level.row);
     free(d->level.x_source);
     free(d->level.x_weight);
+    free(d->lbp);
     free(d->corners);
     free(d->hits);
     free(d->parent);
     free(d->clusters);
+    free(d->codes);
+    free(d->sums);
     free(d);
 }
 
 const char *ccore_face_detector_error_message(const ccore_face_detector *d) { return d ? d->message : ""; }
 
-/* Sum of the cell between corners a (top-left), b (top-right), c, e. */
-static inline uint32_t cell(const uint32_t *p, const int32_t *k, int a, int b, int c, int e) {
-    return p[k[a]] - p[k[b]] - p[k[c]] + p[k[e]];
+/* The 8-bit multi-block LBP code of the 3x3 grid whose top-left corner is
+ * at `top` in the integral image, cells `w` columns wide and `rows` (cell
+ * height x stride) tall: outer cells clockwise from the top-left (bit 7) to
+ * the left (bit 0), each bit set when that cell is not darker than the
+ * centre. The 16 grid corners are addressed arithmetically, not through a
+ * table, which halves the memory reads of the hot loop. */
+static inline uint32_t lbp_code(const uint32_t *top, int32_t w, int32_t rows) {
+    const uint32_t *r0 = top, *r1 = r0 + rows, *r2 = r1 + rows, *r3 = r2 + rows;
+    int32_t c1 = w, c2 = 2 * w, c3 = 3 * w;
+    uint32_t a0 = r0[0], a1 = r0[c1], a2 = r0[c2], a3 = r0[c3];
+    uint32_t b0 = r1[0], b1 = r1[c1], b2 = r1[c2], b3 = r1[c3];
+    uint32_t d0 = r2[0], d1 = r2[c1], d2 = r2[c2], d3 = r2[c3];
+    uint32_t e0 = r3[0], e1 = r3[c1], e2 = r3[c2], e3 = r3[c3];
+    uint32_t centre = b1 - b2 - d1 + d2;
+    return (uint32_t)(a0 - a1 - b0 + b1 >= centre) << 7 | (uint32_t)(a1 - a2 - b1 + b2 >= centre) << 6 |
+           (uint32_t)(a2 - a3 - b2 + b3 >= centre) << 5 | (uint32_t)(b2 - b3 - d2 + d3 >= centre) << 4 |
+           (uint32_t)(d2 - d3 - e2 + e3 >= centre) << 3 | (uint32_t)(d1 - d2 - e1 + e2 >= centre) << 2 |
+           (uint32_t)(d0 - d1 - e0 + e1 >= centre) << 1 | (uint32_t)(b0 - b1 - d0 + d1 >= centre);
 }
 
-/* The 8-bit multi-block LBP code: outer cells clockwise from the top-left
- * (bit 7) to the left (bit 0), each set when not darker than the centre. */
-static inline uint32_t lbp_code(const uint32_t *p, const int32_t *k) {
-    uint32_t centre = cell(p, k, 5, 6, 9, 10);
-    return (uint32_t)(cell(p, k, 0, 1, 4, 5) >= centre) << 7 | (uint32_t)(cell(p, k, 1, 2, 5, 6) >= centre) << 6 |
-           (uint32_t)(cell(p, k, 2, 3, 6, 7) >= centre) << 5 | (uint32_t)(cell(p, k, 6, 7, 10, 11) >= centre) << 4 |
-           (uint32_t)(cell(p, k, 10, 11, 14, 15) >= centre) << 3 | (uint32_t)(cell(p, k, 9, 10, 13, 14) >= centre) << 2 |
-           (uint32_t)(cell(p, k, 8, 9, 12, 13) >= centre) << 1 | (uint32_t)(cell(p, k, 4, 5, 8, 9) >= centre);
-}
-
-/* Whether every LBP stage accepts the window whose integral starts at p. */
-static int lbp_window(const ccore_cascade *cc, const int32_t *corners, const uint32_t *p) {
-    const cascade_stump *stump = cc->stumps;
-    for (uint32_t s = 0; s < cc->stage_count; s++) {
+/* Whether LBP stages first_stage.. accept the window whose integral starts at p. */
+static int lbp_window(const ccore_cascade *cc, const lbp_corners *corners, uint32_t first_stage, const uint32_t *p) {
+    const cascade_stump *stump = cc->stumps + cc->stages[first_stage].first_stump;
+    for (uint32_t s = first_stage; s < cc->stage_count; s++) {
         const cascade_stage *stage = &cc->stages[s];
         float sum = 0;
         for (uint32_t k = 0; k < stage->stump_count; k++, stump++) {
-            uint32_t code = lbp_code(p, corners + (size_t)stump->feature * LBP_CORNERS);
+            const lbp_corners *f = &corners[stump->feature];
+            uint32_t code = lbp_code(p + f->top_left, f->cell_width, f->cell_rows);
             sum += (stump->subset[code >> 5] >> (code & 31)) & 1 ? stump->leaf[0] : stump->leaf[1];
         }
         if (sum < stage->threshold) return 0;
     }
     return 1;
+}
+
+/* Stage 0 of an LBP cascade over one row of windows at once: it rejects
+ * most windows, and evaluating it feature by feature across the row keeps
+ * the branch-free code computation in tight loops the compiler vectorises,
+ * instead of a hard-to-predict accept/reject branch per window. The sums are
+ * added in the same order as lbp_window, so the outcome is identical. */
+static inline void lbp_first_stage_row(const ccore_cascade *cc, const lbp_corners *corners, const uint32_t *row,
+                                       size_t positions, size_t step, uint8_t *restrict codes, float *restrict sums) {
+    const cascade_stage *stage = &cc->stages[0];
+    for (size_t i = 0; i < positions; i++) sums[i] = 0;
+    for (uint32_t k = 0; k < stage->stump_count; k++) {
+        const cascade_stump *stump = &cc->stumps[stage->first_stump + k];
+        const lbp_corners *f = &corners[stump->feature];
+        const uint32_t *restrict top = row + f->top_left;
+        const int32_t w = f->cell_width, rows = f->cell_rows;
+        for (size_t i = 0; i < positions; i++) codes[i] = (uint8_t)lbp_code(top + i * step, w, rows);
+        for (size_t i = 0; i < positions; i++) {
+            uint32_t code = codes[i];
+            sums[i] += (stump->subset[code >> 5] >> (code & 31)) & 1 ? stump->leaf[0] : stump->leaf[1];
+        }
+    }
 }
 
 /* Whether every Haar stage accepts the window; feature values are compared
@@ -175,6 +217,12 @@ static int haar_window(const ccore_cascade *cc, const ccore_face_detector *d, co
     return 1;
 }
 
+static void record_hit(ccore_face_detector *d, uint32_t x, uint32_t y, double factor, int32_t face_w, int32_t face_h,
+                       uint32_t *hit_count) {
+    if (*hit_count == HIT_CAPACITY) return;
+    d->hits[(*hit_count)++] = (ccore_face){(int32_t)lrint(x * factor), (int32_t)lrint(y * factor), face_w, face_h, 1};
+}
+
 /* Slides the window over one level; hits are recorded in input pixels. */
 static void scan_level(ccore_face_detector *d, uint32_t level_width, uint32_t level_height, double factor,
                        uint32_t *hit_count) {
@@ -184,16 +232,23 @@ static void scan_level(ccore_face_detector *d, uint32_t level_width, uint32_t le
      * counts, as one level pixel spans several input pixels. */
     uint32_t step = factor > 2.0 ? 1 : 2;
     uint32_t span_x = level_width - cc->window_width, span_y = level_height - cc->window_height;
+    uint32_t positions = (span_x + step - 1) / step;
     int32_t face_w = (int32_t)lrint(cc->window_width * factor), face_h = (int32_t)lrint(cc->window_height * factor);
     for (uint32_t y = 0; y < span_y; y += step) {
         const uint32_t *row = d->level.integral + (size_t)y * d->level.stride;
-        const uint64_t *sq_row = d->level.squares ? d->level.squares + (size_t)y * d->level.stride : NULL;
-        for (uint32_t x = 0; x < span_x; x += step) {
-            int hit = cc->type == CCORE_CASCADE_LBP ? lbp_window(cc, d->corners, row + x)
-                                                    : haar_window(cc, d, row + x, sq_row + x);
-            if (!hit || *hit_count == HIT_CAPACITY) continue;
-            d->hits[(*hit_count)++] =
-                (ccore_face){(int32_t)lrint(x * factor), (int32_t)lrint(y * factor), face_w, face_h, 1};
+        if (cc->type == CCORE_CASCADE_LBP) {
+            /* A constant step lets the compiler vectorise each case. */
+            if (step == 1)
+                lbp_first_stage_row(cc, d->lbp, row, positions, 1, d->codes, d->sums);
+            else
+                lbp_first_stage_row(cc, d->lbp, row, positions, 2, d->codes, d->sums);
+            for (uint32_t i = 0; i < positions; i++)
+                if (d->sums[i] >= cc->stages[0].threshold && lbp_window(cc, d->lbp, 1, row + i * step))
+                    record_hit(d, i * step, y, factor, face_w, face_h, hit_count);
+        } else {
+            const uint64_t *sq_row = d->level.squares + (size_t)y * d->level.stride;
+            for (uint32_t x = 0; x < span_x; x += step)
+                if (haar_window(cc, d, row + x, sq_row + x)) record_hit(d, x, y, factor, face_w, face_h, hit_count);
         }
     }
 }
