@@ -31,6 +31,9 @@ package struct LumaImage: Sendable, Equatable {
         var width: UInt32 = 0, height: UInt32 = 0
         let probe = try JpegDecoder(maxWidth: 1, maxHeight: 1)
         try probe.check(ccore_jpeg_peek_size(probe.raw, bytes, bytes.count, &width, &height))
+        guard width > 0, height > 0 else {
+            throw CoreError(code: CoreError.corrupt, message: "JPEG header gives an empty \(width)x\(height) image")
+        }
         let decoder = try JpegDecoder(maxWidth: width, maxHeight: height)
         var image = ccore_image()
         try decoder.check(ccore_jpeg_decode(decoder.raw, bytes, bytes.count, 1, &image))
