@@ -69,6 +69,13 @@ let package = Package(
             path: "Tools/bench/ccore-bench",
             cSettings: cCoreSettings
         ),
+        // Face detector timing and boxes on PGM images, the C side of Tools/bench/faces-vs-opencv.sh.
+        .executableTarget(
+            name: "ccore-facebench",
+            dependencies: ["CCore"],
+            path: "Tools/bench/ccore-facebench",
+            cSettings: cCoreSettings
+        ),
         // Synthetic pulsing-face clips for the demo, tests and benchmark (Tools/testclip).
         .executableTarget(
             name: "ccore-testclip",
