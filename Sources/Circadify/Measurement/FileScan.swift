@@ -32,7 +32,7 @@ package enum FileScan {
             let time = Double(sample.timestampNanoseconds) / 1e9
             pipeline.consume(sample)
             if sample.flags.contains(.thumbnail), let thumbnail = replay.takeThumbnail() {
-                pending = pipeline.consume(thumbnail: thumbnail, at: time)
+                pending = try pipeline.consume(thumbnail: thumbnail, at: time)
             }
             covered = time + frameStep
             if covered >= duration - frameStep / 2 { break }

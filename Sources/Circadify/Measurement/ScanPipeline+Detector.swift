@@ -9,8 +9,8 @@ extension ScanPipeline {
         } catch {
             throw .processingFailed("the face detector is not available: \(error.message)")
         }
-        return ScanPipeline { thumbnail in
-            detector.detect(luma: thumbnail.pixels, width: thumbnail.width, height: thumbnail.height).map {
+        return ScanPipeline { thumbnail throws(CoreError) in
+            try detector.detect(luma: thumbnail.pixels, width: thumbnail.width, height: thumbnail.height).map {
                 NormalizedRect(x: Float($0.x) / Float(thumbnail.width), y: Float($0.y) / Float(thumbnail.height),
                                width: Float($0.width) / Float(thumbnail.width),
                                height: Float($0.height) / Float(thumbnail.height))

@@ -8,7 +8,7 @@
 /// this returns. Not Sendable: one owner (the driving task) at a time.
 package final class ScanPipeline {
     /// Faces on one thumbnail, normalized, in any order.
-    package typealias Detect = (LumaThumbnail) -> [NormalizedRect]
+    package typealias Detect = (LumaThumbnail) throws(CoreError) -> [NormalizedRect]
 
     private let detect: Detect
     private var tracker = FaceTracker()
@@ -65,9 +65,14 @@ package final class ScanPipeline {
 
     /// A thumbnail of the frame at `time` seconds: runs the detector and
     /// returns the regions to publish when they changed (nil otherwise, and
-    /// an empty set once the face is lost).
-    package func consume(thumbnail: LumaThumbnail, at time: Double) -> RegionSet? {
-        lastDetections = detect(thumbnail)
+    /// an empty set once the face is lost). A detector failure (a thumbnail
+    /// larger than it was made for) is processingFailed.
+    package func consume(thumbnail: LumaThumbnail, at time: Double) throws(CircadifyError) -> RegionSet? {
+        do {
+            lastDetections = try detect(thumbnail)
+        } catch {
+            throw .processingFailed("face detection failed: \(error.message)")
+        }
         let before = layout
         if let track = tracker.update(detections: lastDetections, at: time) {
             if track.lastSeen == time, let raw = FaceTracker.choose(from: lastDetections, current: track.box) {
