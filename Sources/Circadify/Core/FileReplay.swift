@@ -14,9 +14,18 @@ package final class FileReplay {
     package let framesPerSecond: Double
     private var generation: UInt32 = 0
     private var regions: RegionSet?
+    private var thumbnailCapacity = 0
 
     /// `fps` is the frame rate of a raw MJPEG stream (Y4M files carry theirs).
-    package init(path: String, fps: UInt32 = 30) throws(CoreError) {
+    /// A luma thumbnail of every `thumbnailEvery`-th frame (for the face detector and
+    /// the quality monitor, `takeThumbnail()`) is `thumbnailWidth` wide at the frame's
+    /// aspect ratio, never larger than the frame; 0 makes none.
+    package init(path: String, fps: UInt32 = 30, thumbnailWidth: Int = 320, thumbnailEvery: Int = 6)
+        throws(CoreError) {
+        guard thumbnailWidth >= 0, thumbnailEvery >= 1 else {
+            throw CoreError(code: -22, message: "thumbnail width must be >= 0 and its period >= 1 frame, got "
+                + "\(thumbnailWidth) every \(thumbnailEvery)")
+        }
         var handle: OpaquePointer?
         var message = [CChar](repeating: 0, count: 512)
         let rc = message.withUnsafeMutableBufferPointer { buffer in
@@ -33,6 +42,13 @@ package final class FileReplay {
         config.frame_interval_ns = info.fps_numerator == 0 ? 0
             : Int64(info.fps_denominator) * 1_000_000_000 / Int64(info.fps_numerator)
         config.min_roi_pixels = 16
+        if thumbnailWidth > 0, info.width >= 2, info.height >= 2 {
+            let w = min(thumbnailWidth, Int(info.width))
+            let h = min(Int(info.height), max(2, Int((Double(w) * Double(info.height) / Double(info.width)).rounded())))
+            config.thumbnail_width = UInt32(w)
+            config.thumbnail_height = UInt32(h)
+            config.thumbnail_every = UInt32(thumbnailEvery)
+        }
         var made: OpaquePointer?
         let created = ccore_processor_create(&config, &made)
         guard created == 0, let made else {
@@ -41,6 +57,7 @@ package final class FileReplay {
         }
         file = handle
         processor = made
+        thumbnailCapacity = Int(config.thumbnail_width) * Int(config.thumbnail_height)
         width = Int(info.width)
         height = Int(info.height)
         framesPerSecond = info.fps_numerator == 0 ? 0 : Double(info.fps_numerator) / Double(info.fps_denominator)
@@ -49,6 +66,17 @@ package final class FileReplay {
     deinit {
         ccore_processor_destroy(processor)
         ccore_videofile_close(file)
+    }
+
+    /// The newest thumbnail made since the last call (it belongs to the frame its
+    /// `sequence` names, i.e. the sample of the same sequence), nil when there is none.
+    package func takeThumbnail() -> LumaThumbnail? {
+        guard thumbnailCapacity > 0 else { return nil }
+        var pixels = [UInt8](repeating: 0, count: thumbnailCapacity)
+        var width: UInt32 = 0, height: UInt32 = 0, sequence: UInt64 = 0
+        let got = ccore_processor_take_thumbnail(processor, &pixels, UInt32(pixels.count), &width, &height, &sequence)
+        guard got == 1 else { return nil }
+        return LumaThumbnail(width: Int(width), height: Int(height), sequence: sequence, pixels: pixels)
     }
 
     /// Measures the next frame at `regions` (the previous frame's when nil); nil after

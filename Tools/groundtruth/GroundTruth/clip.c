@@ -301,7 +301,7 @@ static int build_column_gain(gt_clip *c) {
     const uint32_t W = c->opt.width;
     c->column_gain = malloc(W * sizeof *c->column_gain);
     if (!c->column_gain) return -ENOMEM;
-    const float width = 0.045f * W;
+    const float width = 0.035f * W;
     for (uint32_t x = 0; x < W; x++)
         c->column_gain[x] = 0.25f + 1.05f / (1 + expf(-((float)x + 0.5f - c->anchor_x) / width));
     return 0;

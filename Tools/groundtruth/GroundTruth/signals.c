@@ -142,10 +142,11 @@ typedef struct {
     double p[4];  /* tx, ty (fractions of height), roll (rad), scale - 1 */
 } keyframe;
 
-/* `big`: the head-moving scenario's poses, two and a half times wider. */
+/* `big` (+1 or -1; 0 for the motion scenarios): the head-moving scenario's
+ * poses, two and a half times wider, swinging from one side to the other. */
 static void random_pose(gt_rng *r, double *p, int big) {
     double k = big ? 2.5 : 1;
-    p[0] = k * gt_uniform_in(r, -0.06, 0.06);
+    p[0] = big ? big * gt_uniform_in(r, 0.03, 0.06) * k : gt_uniform_in(r, -0.06, 0.06);
     p[1] = k * gt_uniform_in(r, -0.035, 0.035);
     p[2] = k * gt_uniform_in(r, -4, 4) * M_PI / 180;
     p[3] = (big ? 1.6 : 1) * gt_uniform_in(r, -0.05, 0.05);
@@ -274,7 +275,7 @@ int gt_signals_build(gt_clip *c, char *msg, size_t msg_size) {
             keyframe *k = &keys[nkeys++];
             k->t = t;
             k->hold = big ? 0 : gt_uniform_in(&mr, 0, 1.0);
-            random_pose(&mr, k->p, big);
+            random_pose(&mr, k->p, big ? (nkeys % 2 ? 1 : -1) : 0);
             if (t > T) break;
             t += k->hold + (big ? gt_uniform_in(&mr, 0.5, 0.9) : gt_uniform_in(&mr, 1.2, 3.5));
         }
