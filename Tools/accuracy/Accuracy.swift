@@ -11,15 +11,15 @@ struct Accuracy: ParsableCommand {
         commandName: "circadify-accuracy",
         abstract: "Score heart rate, HRV, breathing and confidence on ground-truth videos.",
         discussion: """
-            By default it renders the synthetic set with the ground-truth generator (every scenario, \
-            --seeds seeds each) one clip at a time into a temporary folder, scores it and deletes it. \
+            By default it renders the synthetic set with the ground-truth generator (every pulse \
+            scenario, still to hard, --seeds seeds each; the capture-quality ones only when named) one clip at a time into a temporary folder, scores it and deletes it. \
             With --dataset it scores every VIDEO + VIDEO.json pair in a folder instead (any recording \
             with a truth file of the generator's format). Regions come from the truth file until face \
             tracking lands. Prints a markdown table per scenario and a confidence summary.
             """)
 
     @Option(help: "Seeds per scenario.") var seeds = 5
-    @Option(help: "Scenarios, comma-separated (default: all; see circadify-groundtruth --list).")
+    @Option(help: "Scenarios, comma-separated (default: still ... hard; see circadify-groundtruth --list).")
     var scenarios: String?
     @Option(help: "Clip length, seconds.") var duration = 30.0
     @Option(help: "Frame size, WIDTHxHEIGHT.") var size = "640x480"
@@ -73,7 +73,9 @@ struct Accuracy: ParsableCommand {
     }
 
     private func scoreSyntheticSet() throws -> [ClipScore] {
-        let names = scenarios.map { $0.split(separator: ",").map(String.init) } ?? ClipRenderer.scenarioNames
+        // By default the pulse scenarios only: the quality ones (too-dark, no-face, ...) are
+        // for the quality monitor and may be named explicitly.
+        let names = scenarios.map { $0.split(separator: ",").map(String.init) } ?? ClipRenderer.accuracyScenarioNames
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-accuracy-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -2,6 +2,10 @@
 package enum CameraEvent: Sendable {
     /// The tracked face's geometry changed (nil: no face, or tracking off).
     case face(CircadifyScanFace?)
+    /// A quality warning became active.
+    case warning(QualityWarning)
+    /// The validation status changed.
+    case validation(ValidationStatus)
     /// Capture ended: nil when stopped on request, else why.
     case ended(CircadifyError?)
 }
@@ -42,6 +46,7 @@ package actor CameraSession {
     private var tracking = false
     private var measurement: Measurement?
     private var lastFace: CircadifyScanFace?
+    private var lastStatus: ValidationStatus?
     private var frameAspect = 4.0 / 3.0
 
     private struct Measurement {
@@ -70,7 +75,7 @@ package actor CameraSession {
                                                    frameHeight: Int(configuration.height))
         configuration.thumbnailWidth = UInt32(thumbnail.width)
         configuration.thumbnailHeight = UInt32(thumbnail.height)
-        configuration.thumbnailEvery = UInt32(thumbnail.every)
+        configuration.thumbnailEvery = UInt32(ScanPipeline.thumbnailEvery)
         let opened: FrameSource
         let samples: AsyncThrowingStream<FrameSample, Error>
         do {
@@ -154,22 +159,41 @@ package actor CameraSession {
     private func handle(_ sample: FrameSample) async {
         let time = Double(sample.timestampNanoseconds) / 1e9
         pipeline.consume(sample)
-        if sample.flags.contains(.thumbnail), tracking || measurement != nil, let source,
-           let thumbnail = await source.takeThumbnail() {
-            if let regions = pipeline.consume(thumbnail: thumbnail, at: time) {
-                try? await source.setRegions(regions)
+        // Faces are looked for whenever the camera runs: the quality warnings
+        // need them while framing too, and a call costs a few milliseconds.
+        if sample.flags.contains(.thumbnail), let source, let thumbnail = await source.takeThumbnail() {
+            do {
+                if let regions = try pipeline.consume(thumbnail: thumbnail, at: time) {
+                    try await source.setRegions(regions)
+                }
+            } catch let error as CircadifyError {
+                finishMeasurement(.failure(error))
+            } catch {
+                finishMeasurement(.failure(.processingFailed("the regions were refused: \(error)")))
             }
-            let face = pipeline.faceLayout?.scanFace(imageAspect: frameAspect, mirrored: mirrored)
-            if face != lastFace {
-                lastFace = face
-                eventSink.yield(.face(face))
-            }
+            publishFaceAndQuality()
         }
         if measurement == nil {
             pipeline.forget(before: time - 20)
         } else {
             advanceMeasurement(sample, at: time)
         }
+    }
+
+    private func publishFaceAndQuality() {
+        let face = tracking || measurement != nil
+            ? pipeline.faceLayout?.scanFace(imageAspect: frameAspect, mirrored: mirrored) : nil
+        if face != lastFace {
+            lastFace = face
+            eventSink.yield(.face(face))
+        }
+        let report = pipeline.qualityReport()
+        for warning in report.raised { eventSink.yield(.warning(warning)) }
+        if report.status != lastStatus {
+            lastStatus = report.status
+            eventSink.yield(.validation(report.status))
+        }
+        measurement?.reporter.hints = report.active.map(\.message)
     }
 
     private func advanceMeasurement(_ sample: FrameSample, at time: Double) {

@@ -13,15 +13,18 @@ package final class FileReplay {
     package let height: Int
     package let framesPerSecond: Double
     private var regions: RegionSet?
-    private var thumbnailBuffer: [UInt8]
+    private var thumbnailCapacity = 0
 
-    /// Thumbnail size and period for a frame size; (0, 0, _) for none.
-    package typealias ThumbnailPlan = (_ frameWidth: Int, _ frameHeight: Int) -> (width: Int, height: Int, every: Int)
-
-    /// `fps` is the frame rate of a raw MJPEG stream (Y4M files carry theirs);
-    /// `thumbnails` says which luma thumbnails the processor publishes.
-    package init(path: String, fps: UInt32 = 30,
-                 thumbnails: ThumbnailPlan = { _, _ in (0, 0, 0) }) throws(CoreError) {
+    /// `fps` is the frame rate of a raw MJPEG stream (Y4M files carry theirs).
+    /// A luma thumbnail of every `thumbnailEvery`-th frame (for the face detector and
+    /// the quality monitor, `takeThumbnail()`) is `thumbnailWidth` wide at the frame's
+    /// aspect ratio, never larger than the frame; 0 makes none.
+    package init(path: String, fps: UInt32 = 30, thumbnailWidth: Int = 320, thumbnailEvery: Int = 6)
+        throws(CoreError) {
+        guard thumbnailWidth >= 0, thumbnailEvery >= 1 else {
+            throw CoreError(code: -22, message: "thumbnail width must be >= 0 and its period >= 1 frame, got "
+                + "\(thumbnailWidth) every \(thumbnailEvery)")
+        }
         var handle: OpaquePointer?
         var message = [CChar](repeating: 0, count: 512)
         let rc = message.withUnsafeMutableBufferPointer { buffer in
@@ -38,13 +41,13 @@ package final class FileReplay {
         config.frame_interval_ns = info.fps_numerator == 0 ? 0
             : Int64(info.fps_denominator) * 1_000_000_000 / Int64(info.fps_numerator)
         config.min_roi_pixels = 16
-        let plan = thumbnails(Int(info.width), Int(info.height))
-        if plan.width > 0, plan.height > 0 {
-            config.thumbnail_width = UInt32(plan.width)
-            config.thumbnail_height = UInt32(plan.height)
-            config.thumbnail_every = UInt32(max(1, plan.every))
+        if thumbnailWidth > 0, info.width >= 2, info.height >= 2 {
+            let w = min(thumbnailWidth, Int(info.width))
+            let h = min(Int(info.height), max(2, Int((Double(w) * Double(info.height) / Double(info.width)).rounded())))
+            config.thumbnail_width = UInt32(w)
+            config.thumbnail_height = UInt32(h)
+            config.thumbnail_every = UInt32(thumbnailEvery)
         }
-        thumbnailBuffer = [UInt8](repeating: 0, count: max(0, plan.width * plan.height))
         var made: OpaquePointer?
         let created = ccore_processor_create(&config, &made)
         guard created == 0, let made else {
@@ -53,6 +56,7 @@ package final class FileReplay {
         }
         file = handle
         processor = made
+        thumbnailCapacity = Int(config.thumbnail_width) * Int(config.thumbnail_height)
         width = Int(info.width)
         height = Int(info.height)
         framesPerSecond = info.fps_numerator == 0 ? 0 : Double(info.fps_numerator) / Double(info.fps_denominator)
@@ -61,6 +65,17 @@ package final class FileReplay {
     deinit {
         ccore_processor_destroy(processor)
         ccore_videofile_close(file)
+    }
+
+    /// The newest thumbnail made since the last call (it belongs to the frame its
+    /// `sequence` names, i.e. the sample of the same sequence), nil when there is none.
+    package func takeThumbnail() -> LumaThumbnail? {
+        guard thumbnailCapacity > 0 else { return nil }
+        var pixels = [UInt8](repeating: 0, count: thumbnailCapacity)
+        var width: UInt32 = 0, height: UInt32 = 0, sequence: UInt64 = 0
+        let got = ccore_processor_take_thumbnail(processor, &pixels, UInt32(pixels.count), &width, &height, &sequence)
+        guard got == 1 else { return nil }
+        return LumaThumbnail(width: Int(width), height: Int(height), sequence: sequence, pixels: pixels)
     }
 
     /// Measures the next frame at `regions` (the previous frame's when nil); nil after
@@ -88,15 +103,5 @@ package final class FileReplay {
             throw CoreError(code: produced, message: String(cString: ccore_processor_error_message(processor)))
         }
         return FrameSample(sample)
-    }
-
-    /// The thumbnail the last frame published, if it published one.
-    package func takeThumbnail() -> LumaThumbnail? {
-        guard !thumbnailBuffer.isEmpty else { return nil }
-        var width: UInt32 = 0, height: UInt32 = 0, sequence: UInt64 = 0
-        let got = ccore_processor_take_thumbnail(processor, &thumbnailBuffer, UInt32(thumbnailBuffer.count),
-                                                 &width, &height, &sequence)
-        guard got == 1 else { return nil }
-        return LumaThumbnail(width: Int(width), height: Int(height), sequence: sequence, pixels: thumbnailBuffer)
     }
 }

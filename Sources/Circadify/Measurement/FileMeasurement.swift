@@ -20,7 +20,7 @@ package enum FileMeasurement {
     package static func frames(path: String, fps: UInt32 = 30, limit: Int = .max,
                                timestamps: [Double]? = nil, skinModel: SkinToneModel = SkinToneModel(),
                                regions: (Int) -> FrameRegions) throws(CoreError) -> [SignalFrame] {
-        let replay = try FileReplay(path: path, fps: fps)
+        let replay = try FileReplay(path: path, fps: fps, thumbnailWidth: 0) // no detector here
         var frames = [SignalFrame]()
         var skin = SkinToneModel.initial
         var index = 0

@@ -9,7 +9,8 @@ package enum FileScan {
                             pipeline: ScanPipeline, report: ScanReporter) async throws(CircadifyError) -> [SignalFrame] {
         let replay: FileReplay
         do {
-            replay = try FileReplay(path: path, fps: fps, thumbnails: ScanPipeline.thumbnailSize)
+            replay = try FileReplay(path: path, fps: fps, thumbnailWidth: ScanPipeline.thumbnailWidth,
+                                    thumbnailEvery: ScanPipeline.thumbnailEvery)
         } catch {
             throw CircadifyError(error, reading: .file(path))
         }
@@ -33,6 +34,7 @@ package enum FileScan {
             pipeline.consume(sample)
             if sample.flags.contains(.thumbnail), let thumbnail = replay.takeThumbnail() {
                 pending = try pipeline.consume(thumbnail: thumbnail, at: time)
+                report.hints = pipeline.qualityReport().active.map(\.message)
             }
             covered = time + frameStep
             if covered >= duration - frameStep / 2 { break }

@@ -54,7 +54,8 @@ package enum ScanEngine {
             let reporter = ScanReporter(total: request.duration, analyzer: VitalsAnalyzer(), progress: progress)
             frames = try await FileScan.run(path: path, fps: fps, duration: request.duration,
                                             realtime: request.realtime,
-                                            pipeline: try ScanPipeline.withFaceDetector(), report: reporter)
+                                            pipeline: try ScanPipeline.withFaceDetector(quality: .init(reportsCameraTuning: false)),
+                                            report: reporter)
         case .device(let path):
             let session = try CameraSession(devicePath: path, mirrored: false)
             try await session.start()

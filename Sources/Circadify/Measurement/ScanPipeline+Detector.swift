@@ -2,14 +2,15 @@ extension ScanPipeline {
     /// A pipeline that finds faces with the core's cascade detector.
     /// - Throws: `processingFailed` when the cascade cannot be loaded (its
     ///   message names the file and the package that provides it).
-    package static func withFaceDetector() throws(CircadifyError) -> ScanPipeline {
+    package static func withFaceDetector(quality: QualityMonitor.Configuration = .init())
+        throws(CircadifyError) -> ScanPipeline {
         let detector: FaceDetector
         do {
             detector = try FaceDetector(maxWidth: 320, maxHeight: 320)
         } catch {
             throw .processingFailed("the face detector is not available: \(error.message)")
         }
-        return ScanPipeline { thumbnail throws(CoreError) in
+        return ScanPipeline(quality: quality) { thumbnail throws(CoreError) in
             try detector.detect(luma: thumbnail.pixels, width: thumbnail.width, height: thumbnail.height).map {
                 NormalizedRect(x: Float($0.x) / Float(thumbnail.width), y: Float($0.y) / Float(thumbnail.height),
                                width: Float($0.width) / Float(thumbnail.width),

@@ -1,7 +1,8 @@
 /// One measurement's moving parts between the capture thread and the signal
 /// pipeline: faces found on thumbnails steer the tracker, the tracked face
 /// places the regions, the skin mask is relearnt from the face's own colour,
-/// and every sample taken at a face's regions becomes a signal frame.
+/// every sample taken at a face's regions becomes a signal frame, and the
+/// quality monitor watches samples and faces alike.
 ///
 /// Shared by the live camera and the file replay, so both measure the same
 /// way; the driver hands in samples and thumbnails and publishes the regions
@@ -21,6 +22,7 @@ package final class ScanPipeline {
     private var rawFaceCentreY: Double?
     private var lastSkinUpdate = -Double.infinity
     private var measuringFrom: Double?
+    private var quality: QualityMonitor
 
     /// Frames measured at a tracked face since `beginMeasurement`.
     package private(set) var frames = [SignalFrame]()
@@ -29,18 +31,26 @@ package final class ScanPipeline {
     /// Time of the last sample, seconds.
     package private(set) var lastSampleTime: Double?
 
-    /// The detector's thumbnail: 320 pixels wide (faces down to about a tenth
-    /// of the frame height still span the cascade's 24-pixel window) at the
-    /// frame's aspect, every 6th frame: 5 detector calls a second at 30 fps.
-    package static func thumbnailSize(frameWidth: Int, frameHeight: Int) -> (width: Int, height: Int, every: Int) {
-        let width = min(320, frameWidth)
-        let height = frameWidth > 0 ? (frameHeight * width / frameWidth) & ~1 : 0
-        return (width, height, 6)
+    /// The detector's thumbnail is 320 pixels wide at the frame's aspect (faces
+    /// down to about a tenth of the frame height still span the cascade's
+    /// 24-pixel window), every 6th frame: 5 detector calls a second at 30 fps.
+    package static let thumbnailWidth = 320
+    package static let thumbnailEvery = 6
+
+    /// The thumbnail size for a frame size.
+    package static func thumbnailSize(frameWidth: Int, frameHeight: Int) -> (width: Int, height: Int) {
+        let width = min(thumbnailWidth, frameWidth)
+        return (width, frameWidth > 0 ? (frameHeight * width / frameWidth) & ~1 : 0)
     }
 
-    package init(detect: @escaping Detect) {
+    /// `quality` configures the monitor (files: no camera-tuning status, their controls never lock).
+    package init(quality: QualityMonitor.Configuration = .init(), detect: @escaping Detect) {
         self.detect = detect
+        self.quality = QualityMonitor(configuration: quality)
     }
+
+    /// The quality warnings in force, those raised since the last call, and the validation status.
+    package func qualityReport() -> QualityReport { quality.report() }
 
     /// The face being measured, nil when none is tracked.
     package var trackedFace: FaceTracker.Track? { tracker.track }
@@ -57,6 +67,7 @@ package final class ScanPipeline {
     package func consume(_ sample: FrameSample) {
         let time = Double(sample.timestampNanoseconds) / 1e9
         lastSampleTime = time
+        quality.add(sample)
         guard !sample.flags.contains(.noRegions), sample.regions.count == 3,
               let centreY = faceCentreByGeneration[sample.regionGeneration] else { return }
         if let measuringFrom, time < measuringFrom { return }
@@ -82,6 +93,8 @@ package final class ScanPipeline {
         } else {
             layout = nil
         }
+        quality.observe(FaceObservation(thumbnail: thumbnail, detections: lastDetections,
+                                        trackedFace: tracker.track?.box))
         let skinChanged = relearnSkin(at: time)
         guard layout != before || skinChanged || rawFaceCentreY != faceCentreByGeneration[generation] else {
             return nil

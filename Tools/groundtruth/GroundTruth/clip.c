@@ -21,30 +21,58 @@ void gt_set_msg(char *msg, size_t msg_size, const char *fmt, ...) {
 }
 
 /* name, description, fps, noise, amplitude scale, JPEG quality, JPEG always,
- * pulse, motion, lighting, dark, drops, format */
+ * pulse, motion, lighting, dark, drops, format; the quality scenarios add
+ * their flaw and the warnings (QualityWarning.Kind names) it should raise. */
 static const gt_scenario_def scenarios[GT_SCENARIO_COUNT] = {
-    [GT_STILL] = {"still", "tiny natural sway and breathing only", 30, 2.0f, 1.0f, 90, 0, 1, 0, 0, 0, 0, GT_FORMAT_Y4M},
+    [GT_STILL] = {"still", "tiny natural sway and breathing only", 30, 2.0f, 1.0f, 90, 0, 1, 0, 0, 0, 0, GT_FORMAT_Y4M,
+                  GTQ_NONE, ""},
     [GT_MOTION] = {"motion", "head moves: translation +-6%, roll +-4 deg, scale +-5%", 30, 2.0f, 1.0f, 90, 0, 1, 1, 0,
-                   0, 0, GT_FORMAT_Y4M},
+                   0, 0, GT_FORMAT_Y4M, GTQ_NONE, ""},
     [GT_LIGHTING] = {"lighting", "light drifts +-15% and steps 2-3 times by +-8-12%", 30, 2.0f, 1.0f, 90, 0, 1, 0, 1, 0,
-                     0, GT_FORMAT_Y4M},
+                     0, GT_FORMAT_Y4M, GTQ_NONE, ""},
     [GT_NOISE] = {"noise", "strong sensor noise (sigma 7 levels)", 30, 7.0f, 1.0f, 90, 0, 1, 0, 0, 0, 0,
-                  GT_FORMAT_Y4M},
+                  GT_FORMAT_Y4M, GTQ_NONE, ""},
     [GT_JPEG] = {"jpeg", "heavy JPEG compression (quality 55), MJPEG by default", 30, 2.0f, 1.0f, 55, 1, 1, 0, 0, 0, 0,
-                 GT_FORMAT_MJPEG},
+                 GT_FORMAT_MJPEG, GTQ_NONE, ""},
     [GT_DARK] = {"dark", "darker skin (Fitzpatrick V-VI), half the pulse amplitude", 30, 2.0f, 0.5f, 90, 0, 1, 0, 0, 1,
-                 0, GT_FORMAT_Y4M},
-    [GT_LOWFPS] = {"lowfps", "15 frames per second", 15, 2.0f, 1.0f, 90, 0, 1, 0, 0, 0, 0, GT_FORMAT_Y4M},
+                 0, GT_FORMAT_Y4M, GTQ_NONE, ""},
+    [GT_LOWFPS] = {"lowfps", "15 frames per second", 15, 2.0f, 1.0f, 90, 0, 1, 0, 0, 0, 0, GT_FORMAT_Y4M, GTQ_NONE,
+                   ""},
     [GT_DROPPED] = {"dropped", "~4% of frames missing (single and bursts); truth lists frame times", 30, 2.0f, 1.0f,
-                    90, 0, 1, 0, 0, 0, 1, GT_FORMAT_Y4M},
+                    90, 0, 1, 0, 0, 0, 1, GT_FORMAT_Y4M, GTQ_NONE, ""},
     [GT_LOWAMP] = {"lowamp", "a third of the normal pulse amplitude", 30, 2.0f, 1.0f / 3, 90, 0, 1, 0, 0, 0, 0,
-                   GT_FORMAT_Y4M},
+                   GT_FORMAT_Y4M, GTQ_NONE, ""},
     [GT_NOPULSE] = {"nopulse", "no pulse at all (a photo or mannequin), otherwise as still", 30, 2.0f, 0.0f, 90, 0, 0,
-                    0, 0, 0, 0, GT_FORMAT_Y4M},
+                    0, 0, 0, 0, GT_FORMAT_Y4M, GTQ_NONE, ""},
     [GT_NOPULSE_MOTION] = {"nopulse-motion", "no pulse, with motion", 30, 2.0f, 0.0f, 90, 0, 0, 1, 0, 0, 0,
-                           GT_FORMAT_Y4M},
+                           GT_FORMAT_Y4M, GTQ_NONE, ""},
     [GT_HARD] = {"hard", "motion + lighting + noise 4 + JPEG 65 + 0.6x amplitude, MJPEG by default", 30, 4.0f, 0.6f,
-                 65, 1, 1, 1, 1, 0, 0, GT_FORMAT_MJPEG},
+                 65, 1, 1, 1, 1, 0, 0, GT_FORMAT_MJPEG, GTQ_NONE, ""},
+#define QUALITY(id, name, text, motion, pulse, flaw, warnings) \
+    [id] = {name, text, 30, 2.0f, 1.0f, 90, 0, pulse, motion, 0, 0, 0, GT_FORMAT_Y4M, flaw, warnings}
+    QUALITY(GT_TOO_DARK, "too-dark", "the whole scene dim (exposure x0.15): face luma ~25-40", 0, 1, GTQ_TOO_DARK,
+            "tooDark"),
+    QUALITY(GT_TOO_BRIGHT, "too-bright", "overexposed (x1.8): the skin clips", 0, 1, GTQ_TOO_BRIGHT, "tooBright"),
+    QUALITY(GT_UNEVEN, "uneven", "light from one side: gain 0.25 to 1.3 across the face", 0, 1, GTQ_UNEVEN,
+            "unevenLighting"),
+    QUALITY(GT_FLICKER, "flicker", "10 Hz +-8% luminance (100 Hz light aliased at 30 fps)", 0, 1, GTQ_FLICKER,
+            "flicker"),
+    QUALITY(GT_HEAD_MOVING, "head-moving", "large continuous head motion: +-15% of the height every 0.5-0.9 s", 2, 1,
+            GTQ_HEAD_MOVING, "headMoving"),
+    QUALITY(GT_CAMERA_SHAKE, "camera-shake", "the whole picture jitters by ~2% of the height at 2-5 Hz", 0, 1,
+            GTQ_CAMERA_SHAKE, "cameraShaking"),
+    QUALITY(GT_OFF_CENTER, "off-center", "the face centred at 20% or 80% of the width", 0, 1, GTQ_OFF_CENTER,
+            "notCentered"),
+    QUALITY(GT_TOO_FAR, "too-far", "small face: box 11% of the frame height", 0, 1, GTQ_TOO_FAR, "tooFar"),
+    QUALITY(GT_TOO_CLOSE, "too-close", "large face: box 82% of the frame height", 0, 1, GTQ_TOO_CLOSE, "tooClose"),
+    QUALITY(GT_TURNED_AWAY, "turned-away", "head turned ~55 deg (photo squeezed to 55% and shifted)", 0, 1,
+            GTQ_TURNED_AWAY, "turnedAway"),
+    QUALITY(GT_OCCLUDED, "occluded", "a blue card over one cheek and half the other, 20-80% of the clip", 0, 1,
+            GTQ_OCCLUDED, "occluded"),
+    QUALITY(GT_TWO_FACES, "two-faces", "a second face, 55% the size, beside the main one", 0, 1, GTQ_TWO_FACES,
+            "multipleFaces"),
+    QUALITY(GT_NO_FACE, "no-face", "the backdrop only: no face, no pulse", 0, 0, GTQ_NO_FACE, "faceNotDetected"),
+#undef QUALITY
 };
 
 const gt_scenario_def *gt_scenario_get(gt_scenario s) {
@@ -157,21 +185,33 @@ static int resolve(const gt_options *in, gt_options *o, char *msg, size_t msg_si
     return 0;
 }
 
-gt_box gt_clip_region(const gt_clip *c, const gt_frame *f, gt_box b) {
+/* A source box under a pose: centre (ax, ay) + translation, roll, scale and
+ * horizontal squeeze. */
+static gt_box region_at(const gt_clip *c, float ax, float ay, float tx, float ty, float rot, float scale,
+                        float squeeze, gt_box b) {
     const gt_face_layer *L = &c->face;
     /* The box's centre follows the head exactly; its size scales with it
      * (roll turns the patch, but the axis-aligned box keeps its area). */
-    float lx = (L->origin_x + (b.x + b.w / 2) * L->scale - c->face_cx) / c->oversample;
+    float lx = (L->origin_x + (b.x + b.w / 2) * L->scale - c->face_cx) / c->oversample * squeeze;
     float ly = (L->origin_y + (b.y + b.h / 2) * L->scale - c->face_cy) / c->oversample;
-    float cs = cosf(f->rot), sn = sinf(f->rot);
-    float x = c->anchor_x + f->tx + f->scale * (cs * lx - sn * ly);
-    float y = c->anchor_y + f->ty + f->scale * (sn * lx + cs * ly);
-    float w = b.w * c->frame_scale * f->scale, h = b.h * c->frame_scale * f->scale;
+    float cs = cosf(rot), sn = sinf(rot);
+    float x = ax + tx + scale * (cs * lx - sn * ly);
+    float y = ay + ty + scale * (sn * lx + cs * ly);
+    float w = b.w * c->frame_scale * scale * squeeze, h = b.h * c->frame_scale * scale;
     float x0 = (x - w / 2) / c->opt.width, y0 = (y - h / 2) / c->opt.height;
     float x1 = (x + w / 2) / c->opt.width, y1 = (y + h / 2) / c->opt.height;
     x0 = x0 < 0 ? 0 : x0 > 1 ? 1 : x0, x1 = x1 < 0 ? 0 : x1 > 1 ? 1 : x1;
     y0 = y0 < 0 ? 0 : y0 > 1 ? 1 : y0, y1 = y1 < 0 ? 0 : y1 > 1 ? 1 : y1;
     return (gt_box){x0, y0, x1 - x0, y1 - y0};
+}
+
+gt_box gt_clip_region(const gt_clip *c, const gt_frame *f, gt_box b) {
+    return region_at(c, c->anchor_x, c->anchor_y, f->tx, f->ty, f->rot, f->scale, f->squeeze, b);
+}
+
+/* The second face stands still (upright, no sway); only the camera's shake moves it. */
+gt_box gt_clip_second_region(const gt_clip *c, const gt_frame *f, gt_box b) {
+    return region_at(c, c->second_x, c->second_y, f->shake_x, f->shake_y, 0, c->second_scale, 1, b);
 }
 
 /* Static backdrop: the photo's own backdrop, as fitted around the subject
@@ -232,6 +272,41 @@ static int build_backdrop(gt_clip *c, float fcx, float fcy) {
     return 0;
 }
 
+/* Framing of the quality scenarios, after the per-seed look was drawn (so
+ * the person and the light stay those of the seed). Fractions of the frame. */
+static void place_for_quality(gt_clip *c, float *face_frac) {
+    gt_rng r = gt_rng_stream(c->opt.seed, 9);
+    const float W = (float)c->opt.width, H = (float)c->opt.height;
+    switch (c->sc->quality) {
+    case GTQ_OFF_CENTER: c->anchor_x = W * (gt_uniform(&r) < 0.5 ? 0.20f : 0.80f); break;
+    case GTQ_TOO_FAR: *face_frac = 0.11f; break;
+    case GTQ_TOO_CLOSE: *face_frac = 0.82f; break;
+    /* A head turned by ~55 degrees shows its near side: the face's centre
+     * moves towards the turned side by about a sixth of its width. */
+    case GTQ_TURNED_AWAY: c->anchor_x += W * 0.04f * (gt_uniform(&r) < 0.5 ? -1 : 1); break;
+    case GTQ_TWO_FACES:
+        c->anchor_x = W * 0.38f;
+        c->second_face = 1;
+        c->second_scale = 0.55f;
+        c->second_x = W * 0.80f, c->second_y = H * 0.30f;
+        break;
+    case GTQ_NO_FACE: c->no_face = 1; break;
+    default: break;
+    }
+}
+
+/* Light from one side: a smooth step of the gain across the face's centre,
+ * 0.25 on the dark side to 1.3 on the lit one (a window beside the person). */
+static int build_column_gain(gt_clip *c) {
+    const uint32_t W = c->opt.width;
+    c->column_gain = malloc(W * sizeof *c->column_gain);
+    if (!c->column_gain) return -ENOMEM;
+    const float width = 0.035f * W;
+    for (uint32_t x = 0; x < W; x++)
+        c->column_gain[x] = 0.25f + 1.05f / (1 + expf(-((float)x + 0.5f - c->anchor_x) / width));
+    return 0;
+}
+
 int gt_clip_create(const gt_options *options, gt_clip **out, char *msg, size_t msg_size) {
     if (!options || !out) return -EINVAL;
     *out = NULL;
@@ -254,6 +329,7 @@ int gt_clip_create(const gt_options *options, gt_clip **out, char *msg, size_t m
     c->anchor_y = (float)(c->opt.height * gt_uniform_in(&look, 0.45, 0.49));
     if (c->opt.pulse_amplitude == 0) c->opt.pulse_amplitude = (float)(seed_amplitude * c->sc->amplitude_scale);
     if (!c->sc->pulse) c->opt.pulse_amplitude = 0;
+    place_for_quality(c, &face_frac);
 
     if ((rc = gt_signals_build(c, msg, msg_size)) < 0) goto fail;
     gt_box fb = gt_face_box_source();
@@ -271,6 +347,7 @@ int gt_clip_create(const gt_options *options, gt_clip **out, char *msg, size_t m
     c->face_cx = c->face.origin_x + fcx * scale;
     c->face_cy = c->face.origin_y + fcy * scale;
     if ((rc = build_backdrop(c, fcx, fcy)) < 0) goto fail;
+    if (c->sc->quality == GTQ_UNEVEN && (rc = build_column_gain(c)) < 0) goto fail;
 
     c->worker_count = c->opt.threads < c->written_count ? c->opt.threads : (c->written_count ? c->written_count : 1);
     c->workers = calloc(c->worker_count, sizeof *c->workers);
@@ -295,6 +372,7 @@ void gt_clip_destroy(gt_clip *c) {
     free(c->workers);
     gt_signals_free(c);
     gt_face_layer_free(&c->face);
+    free(c->column_gain);
     free(c->backdrop);
     free(c->noise);
     free(c);

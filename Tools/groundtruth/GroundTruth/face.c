@@ -59,6 +59,13 @@ static const float channel_weight[3] = {0.33f / 0.77f, 1.0f, 0.53f / 0.77f};
 /* Reflectance scale from this (light) skin to Fitzpatrick V-VI. */
 static const float dark_scale[3] = {0.40f, 0.31f, 0.27f};
 
+/* The occluded scenario's card: over the subject's left cheek (image right)
+ * and the inner half of the other, nose and upper lip included. A light blue
+ * no skin model takes for skin (Cb well above skin's). */
+static const gt_box occluder = {194, 103, 91, 39};
+const float gt_occluder_rgb[3] = {95, 140, 195};
+
+gt_box gt_occluder_source(void) { return occluder; }
 gt_box gt_face_box_source(void) { return face_box; }
 gt_box gt_face_roi_source(int roi) { return rois[roi]; }
 void gt_face_centre_source(float *x, float *y) {

@@ -46,6 +46,15 @@ static inline double gt_gauss(gt_rng *r) { return sqrt(-2.0 * log(gt_uniform(r))
 
 /* ---- scenarios ---------------------------------------------------------- */
 
+/* Capture-quality flaws (one per quality scenario). */
+typedef enum {
+    GTQ_NONE = 0,
+    GTQ_TOO_DARK, GTQ_TOO_BRIGHT, GTQ_UNEVEN, GTQ_FLICKER,
+    GTQ_HEAD_MOVING, GTQ_CAMERA_SHAKE,
+    GTQ_OFF_CENTER, GTQ_TOO_FAR, GTQ_TOO_CLOSE, GTQ_TURNED_AWAY,
+    GTQ_OCCLUDED, GTQ_TWO_FACES, GTQ_NO_FACE,
+} gt_quality;
+
 typedef struct {
     const char *name;
     const char *description;
@@ -55,11 +64,13 @@ typedef struct {
     int jpeg_quality;      /* for MJPEG output */
     int jpeg_always;       /* JPEG artefacts even in Y4M (round trip) */
     int pulse;
-    int motion;
+    int motion;            /* 1: moves between poses; 2: large, continuous moves */
     int lighting;
     int dark;
     int drops;
     gt_format format;      /* what AUTO means without a telling extension */
+    gt_quality quality;    /* the capture-quality flaw, GTQ_NONE for the accuracy scenarios */
+    const char *warnings;  /* the quality warnings it should raise, comma-separated ("" none) */
 } gt_scenario_def;
 
 const gt_scenario_def *gt_scenario_get(gt_scenario scenario);
@@ -113,6 +124,9 @@ typedef struct {
     float tx, ty;     /* head translation, frame pixels */
     float rot;        /* head roll, radians */
     float scale;      /* head scale relative to the base */
+    float squeeze;    /* horizontal scale of the head (1; < 1 approximates a turned head) */
+    int16_t shake_x, shake_y; /* camera shake: the whole picture's shift, frame pixels */
+    uint8_t occluded; /* the occluder is in front of the face */
     uint8_t dropped;  /* not written to the file */
 } gt_frame;
 
@@ -153,6 +167,10 @@ struct gt_clip {
     float face_cx, face_cy;      /* layer position of the face centre */
     float frame_scale;           /* frame pixels per source-image pixel at rest */
     int oversample;              /* layer pixels per frame pixel (1 or 2) */
+    int no_face;                 /* backdrop only */
+    float *column_gain;          /* uneven light: gain per frame column, NULL when even */
+    int second_face;             /* two-faces: another, smaller copy of the face */
+    float second_x, second_y, second_scale; /* its centre (frame pixels) and scale relative to the main */
 
     gt_worker *workers;
     uint32_t worker_count;
@@ -163,6 +181,11 @@ void gt_signals_free(gt_clip *clip);
 
 /* Region of a source-image box in frame `f`, normalized to [0, 1]. */
 gt_box gt_clip_region(const gt_clip *clip, const gt_frame *f, gt_box source_box);
+/* The same for the second face of the two-faces scenario. */
+gt_box gt_clip_second_region(const gt_clip *clip, const gt_frame *f, gt_box source_box);
+/* The occluder (source-image pixels) and its colour (8-bit RGB, before the light). */
+gt_box gt_occluder_source(void);
+extern const float gt_occluder_rgb[3];
 
 int gt_worker_init(gt_worker *w, const gt_clip *clip);
 void gt_worker_free(gt_worker *w);

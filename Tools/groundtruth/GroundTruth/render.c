@@ -59,15 +59,57 @@ static inline void sample_layer(const gt_face_layer *L, float u, float v, v4 *co
               w11 * load4(p10 + GT_L_CHANNELS + 4);
 }
 
+/* What the quality scenarios add to a frame: a second face and an occluder. */
+typedef struct {
+    int second;
+    int x0, x1, y0, y1;     /* the second face layer's footprint, frame pixels */
+    float u0, v0, step;     /* its layer position at pixel (0, 0), layer pixels per frame pixel */
+    int occluded;
+    int ox0, ox1, oy0, oy1; /* the occluder, frame pixels */
+    v4 occluder;
+} extras;
+
+static void extras_init(extras *e, const gt_clip *c, const gt_frame *f) {
+    memset(e, 0, sizeof *e);
+    const gt_face_layer *L = &c->face;
+    const float W = (float)c->opt.width, H = (float)c->opt.height, k = (float)c->oversample;
+    if (c->second_face) {
+        /* Upright, still, scaled: frame = centre2 + shake + s2 (layer - face centre) / k. */
+        float s = c->second_scale, cx = c->second_x + f->shake_x, cy = c->second_y + f->shake_y;
+        e->second = 1;
+        e->step = k / s;
+        e->u0 = c->face_cx - 0.5f + (0.5f - cx) * e->step;
+        e->v0 = c->face_cy - 0.5f + (0.5f - cy) * e->step;
+        e->x0 = (int)fmaxf(0, floorf(cx - c->face_cx / e->step) - 1);
+        e->x1 = (int)fminf(W, ceilf(cx + (L->width - c->face_cx) / e->step) + 1);
+        e->y0 = (int)fmaxf(0, floorf(cy - c->face_cy / e->step) - 1);
+        e->y1 = (int)fminf(H, ceilf(cy + (L->height - c->face_cy) / e->step) + 1);
+    }
+    if (f->occluded) {
+        gt_box b = gt_clip_region(c, f, gt_occluder_source());
+        e->occluded = 1;
+        e->ox0 = (int)lroundf(b.x * W), e->ox1 = (int)lroundf((b.x + b.w) * W);
+        e->oy0 = (int)lroundf(b.y * H), e->oy1 = (int)lroundf((b.y + b.h) * H);
+        e->occluder = (v4){gt_occluder_rgb[0], gt_occluder_rgb[1], gt_occluder_rgb[2], 0};
+    }
+}
+
+/* The second face composited over the backdrop at one pixel (single tap). */
+static v4 second_face(const gt_clip *c, const extras *e, v4 px, float pulse, int x, int y) {
+    v4 col = {0, 0, 0, 0}, swing = {0, 0, 0, 0};
+    sample_layer(&c->face, e->u0 + x * e->step, e->v0 + y * e->step, &col, &swing);
+    return px * (1 - col[GT_L_A]) + col - pulse * swing;
+}
+
 void gt_render_frame(const gt_clip *c, gt_worker *w, uint32_t index) {
     const gt_frame *f = &c->frames[index];
     const uint32_t W = c->opt.width, H = c->opt.height;
     const gt_face_layer *L = &c->face;
     const float k = (float)c->oversample;
     const float cs = cosf(f->rot), sn = sinf(f->rot), inv = k / f->scale;
-    /* Inverse map frame -> layer: layer = centre + k R^T (frame - anchor - t) / s.
-     * The -0.5 turns layer coordinates into bilinear indices. */
-    const float du_dx = cs * inv, dv_dx = -sn * inv, du_dy = sn * inv, dv_dy = cs * inv;
+    /* Inverse map frame -> layer: layer = centre + k Q^-1 R^T (frame - anchor - t) / s,
+     * Q = diag(squeeze, 1). The -0.5 turns layer coordinates into bilinear indices. */
+    const float du_dx = cs * inv / f->squeeze, dv_dx = -sn * inv, du_dy = sn * inv / f->squeeze, dv_dy = cs * inv;
     const float ox = 0.5f - c->anchor_x - f->tx, oy = 0.5f - c->anchor_y - f->ty;
     const float u0 = c->face_cx - 0.5f + du_dx * ox + du_dy * oy, v0 = c->face_cy - 0.5f + dv_dx * ox + dv_dy * oy;
     /* Oversampled: four taps at +-1/4 pixel around each pixel centre. */
@@ -84,7 +126,7 @@ void gt_render_frame(const gt_clip *c, gt_worker *w, uint32_t index) {
     float fx_min = 1e30f, fx_max = -1e30f, fy_min = 1e30f, fy_max = -1e30f;
     for (int q = 0; q < 4; q++) {
         float lx = (q & 1) ? (float)L->width : 0, ly = (q & 2) ? (float)L->height : 0;
-        float dx = (lx - c->face_cx) * f->scale / k, dy = (ly - c->face_cy) * f->scale / k;
+        float dx = (lx - c->face_cx) * f->scale / k * f->squeeze, dy = (ly - c->face_cy) * f->scale / k;
         float x = c->anchor_x + f->tx + cs * dx - sn * dy, y = c->anchor_y + f->ty + sn * dx + cs * dy;
         fx_min = fminf(fx_min, x), fx_max = fmaxf(fx_max, x), fy_min = fminf(fy_min, y), fy_max = fmaxf(fy_max, y);
     }
@@ -92,17 +134,27 @@ void gt_render_frame(const gt_clip *c, gt_worker *w, uint32_t index) {
     const int y_lo = (int)fmaxf(0, floorf(fy_min) - 1), y_hi = (int)fminf((float)H, ceilf(fy_max) + 1);
 
     const v4 gain = {f->gain[0], f->gain[1], f->gain[2], 0};
+    extras ex;
+    extras_init(&ex, c, f);
     const float pulse = f->pulse, sigma = c->opt.noise_sigma;
     gt_rng rng = gt_rng_stream(c->opt.seed, 0x100000000ull + index);
 
     for (uint32_t y = 0; y < H; y++) {
-        const float *bg = c->backdrop + (size_t)y * W * 3;
+        /* Camera shake moves the backdrop too (its edge rows and columns repeat). */
+        int by = (int)y - f->shake_y;
+        by = by < 0 ? 0 : by >= (int)H ? (int)H - 1 : by;
+        const float *bg = c->backdrop + (size_t)by * W * 3;
         const float *noise = c->noise + (gt_rng_next(&rng) & (GT_NOISE_TABLE - 1));
         float *out = w->rgb + (size_t)y * W * 3;
-        const int row_lo = (int)y >= y_lo && (int)y < y_hi ? x_lo : (int)W, row_hi = row_lo < (int)W ? x_hi : 0;
+        const int row_lo = !c->no_face && (int)y >= y_lo && (int)y < y_hi ? x_lo : (int)W,
+                  row_hi = row_lo < (int)W ? x_hi : 0;
         float u = u0 + du_dy * y + du_dx * row_lo, v = v0 + dv_dy * y + dv_dx * row_lo;
         for (int x = 0; x < (int)W; x++) {
-            v4 px = load4(bg + 3 * x); /* the 4th lane is junk and never stored */
+            int bx = x;
+            if (f->shake_x) bx = x - f->shake_x < 0 ? 0 : x - f->shake_x >= (int)W ? (int)W - 1 : x - f->shake_x;
+            v4 px = load4(bg + 3 * bx); /* the 4th lane is junk and never stored */
+            if (ex.second && (int)y >= ex.y0 && (int)y < ex.y1 && x >= ex.x0 && x < ex.x1)
+                px = second_face(c, &ex, px, pulse, x, (int)y);
             if (x >= row_lo && x < row_hi) {
                 v4 col = {0, 0, 0, 0}, swing = {0, 0, 0, 0};
                 if (taps == 1) {
@@ -115,7 +167,9 @@ void gt_render_frame(const gt_clip *c, gt_worker *w, uint32_t index) {
                 px = px * (1 - col[GT_L_A]) + col - pulse * swing;
                 u += du_dx, v += dv_dx;
             }
+            if (ex.occluded && (int)y >= ex.oy0 && (int)y < ex.oy1 && x >= ex.ox0 && x < ex.ox1) px = ex.occluder;
             px *= gain;
+            if (c->column_gain) px *= c->column_gain[x];
             if (sigma > 0) px += sigma * load4(noise + 3 * x);
             out[3 * x] = clamp255(px[0]), out[3 * x + 1] = clamp255(px[1]), out[3 * x + 2] = clamp255(px[2]);
         }

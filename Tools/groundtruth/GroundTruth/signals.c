@@ -9,7 +9,7 @@
 
 #include "gt_internal.h"
 
-enum { STREAM_PERSON = 1, STREAM_BEATS = 2, STREAM_MOTION = 3, STREAM_LIGHT = 4, STREAM_DROPS = 5 };
+enum { STREAM_PERSON = 1, STREAM_BEATS = 2, STREAM_MOTION = 3, STREAM_LIGHT = 4, STREAM_DROPS = 5, STREAM_QUALITY = 10 };
 
 /* Seconds of beats generated before and after the clip, so the waveform
  * and the instantaneous heart rate are defined at both ends. */
@@ -142,11 +142,64 @@ typedef struct {
     double p[4];  /* tx, ty (fractions of height), roll (rad), scale - 1 */
 } keyframe;
 
-static void random_pose(gt_rng *r, double *p) {
-    p[0] = gt_uniform_in(r, -0.06, 0.06);
-    p[1] = gt_uniform_in(r, -0.035, 0.035);
-    p[2] = gt_uniform_in(r, -4, 4) * M_PI / 180;
-    p[3] = gt_uniform_in(r, -0.05, 0.05);
+/* `big` (+1 or -1; 0 for the motion scenarios): the head-moving scenario's
+ * poses, two and a half times wider, swinging from one side to the other. */
+static void random_pose(gt_rng *r, double *p, int big) {
+    double k = big ? 2.5 : 1;
+    p[0] = big ? big * gt_uniform_in(r, 0.03, 0.06) * k : gt_uniform_in(r, -0.06, 0.06);
+    p[1] = k * gt_uniform_in(r, -0.035, 0.035);
+    p[2] = k * gt_uniform_in(r, -4, 4) * M_PI / 180;
+    p[3] = (big ? 1.6 : 1) * gt_uniform_in(r, -0.05, 0.05);
+}
+
+/* ---- capture-quality flaws ---------------------------------------------- */
+
+/* What the quality scenarios add on top of the person, from their own
+ * random stream (the person's numbers do not move). */
+static void quality_flaws(gt_clip *c) {
+    gt_rng r = gt_rng_stream(c->opt.seed, STREAM_QUALITY);
+    const double T = c->duration, H = c->opt.height;
+    switch (c->sc->quality) {
+    case GTQ_FLICKER: {
+        /* 100 Hz light (50 Hz mains) sampled at 30 fps aliases to 10 Hz: the
+         * exposure integrates a different part of the ripple in each frame. */
+        double phase = gt_uniform_in(&r, 0, 2 * M_PI);
+        for (uint32_t i = 0; i < c->frame_count; i++) {
+            float k = (float)(1 + 0.08 * sin(2 * M_PI * 10 * c->frames[i].t + phase));
+            for (int ch = 0; ch < 3; ch++) c->frames[i].gain[ch] *= k;
+        }
+        break;
+    }
+    case GTQ_CAMERA_SHAKE: {
+        /* A hand-held camera: two sinusoids per axis at 2-5 Hz, ~2% of the
+         * height in all; whole pixels, so the backdrop moves exactly with it. */
+        double a[2][2][3];
+        for (int ax = 0; ax < 2; ax++)
+            for (int k = 0; k < 2; k++) {
+                a[ax][k][0] = 0.014 * H * gt_uniform_in(&r, 0.6, 1.0);
+                a[ax][k][1] = gt_uniform_in(&r, 2, 5);
+                a[ax][k][2] = gt_uniform_in(&r, 0, 2 * M_PI);
+            }
+        for (uint32_t i = 0; i < c->frame_count; i++) {
+            gt_frame *f = &c->frames[i];
+            double d[2] = {0, 0};
+            for (int ax = 0; ax < 2; ax++)
+                for (int k = 0; k < 2; k++) d[ax] += a[ax][k][0] * sin(2 * M_PI * a[ax][k][1] * f->t + a[ax][k][2]);
+            f->shake_x = (int16_t)lround(d[0]), f->shake_y = (int16_t)lround(d[1]);
+            f->tx += f->shake_x, f->ty += f->shake_y;
+        }
+        break;
+    }
+    case GTQ_TURNED_AWAY:
+        /* cos(55 deg) = 0.57: the face's width foreshortens, its height does not. */
+        for (uint32_t i = 0; i < c->frame_count; i++) c->frames[i].squeeze = 0.55f;
+        break;
+    case GTQ_OCCLUDED:
+        for (uint32_t i = 0; i < c->frame_count; i++)
+            c->frames[i].occluded = c->frames[i].t >= 0.2 * T && c->frames[i].t < 0.8 * T;
+        break;
+    default: break;
+    }
 }
 
 /* ---- build -------------------------------------------------------------- */
@@ -212,18 +265,19 @@ int gt_signals_build(gt_clip *c, char *msg, size_t msg_size) {
         }
     size_t nkeys = 0;
     keyframe *keys = NULL;
+    const int big = sc->motion == 2; /* continuous: no pauses, a new pose every 0.5-0.9 s */
     if (sc->motion) {
-        size_t cap = (size_t)(T / 1.2) + 8;
+        size_t cap = (size_t)(T / (big ? 0.5 : 1.2)) + 8;
         keys = malloc(cap * sizeof *keys);
         if (!keys) return -ENOMEM;
         double t = -1;
         while (nkeys < cap) {
             keyframe *k = &keys[nkeys++];
             k->t = t;
-            k->hold = gt_uniform_in(&mr, 0, 1.0);
-            random_pose(&mr, k->p);
+            k->hold = big ? 0 : gt_uniform_in(&mr, 0, 1.0);
+            random_pose(&mr, k->p, big ? (nkeys % 2 ? 1 : -1) : 0);
             if (t > T) break;
-            t += k->hold + gt_uniform_in(&mr, 1.2, 3.5);
+            t += k->hold + (big ? gt_uniform_in(&mr, 0.5, 0.9) : gt_uniform_in(&mr, 1.2, 3.5));
         }
     }
     size_t key = 0;
@@ -245,6 +299,7 @@ int gt_signals_build(gt_clip *c, char *msg, size_t msg_size) {
         f->ty = (float)(p[1] * H);
         f->rot = (float)p[2];
         f->scale = (float)(1 + p[3]);
+        f->squeeze = 1;
     }
     free(keys);
 
@@ -264,6 +319,7 @@ int gt_signals_build(gt_clip *c, char *msg, size_t msg_size) {
         double mag = gt_uniform_in(&lr, 0.08, 0.12);
         step_k[s] = gt_uniform(&lr) < 0.5 ? 1 - mag : 1 + mag;
     }
+    exposure *= sc->quality == GTQ_TOO_DARK ? 0.15 : sc->quality == GTQ_TOO_BRIGHT ? 1.8 : 1;
     for (uint32_t i = 0; i < c->frame_count; i++) {
         gt_frame *f = &c->frames[i];
         double t = f->t, g = exposure * (1 + 0.001 * breath_wave(&br, t)), warm = 0;
@@ -277,6 +333,8 @@ int gt_signals_build(gt_clip *c, char *msg, size_t msg_size) {
         f->gain[1] = (float)g;
         f->gain[2] = (float)(g * (1 - warm));
     }
+
+    if (sc->quality != GTQ_NONE) quality_flaws(c);
 
     /* Dropped frames: isolated losses and short bursts, ~4% in all; never
      * the first or the last frame. */

@@ -136,7 +136,7 @@ int gt_truth_write(const gt_clip *c, const char *path, char *msg, size_t msg_siz
     fputs(",\n  \"regionNames\": [\"forehead\", \"leftCheek\", \"rightCheek\"],\n  \"regions\": [", f);
     n = 0;
     for (uint32_t i = 0; i < c->frame_count; i++) {
-        if (c->frames[i].dropped) continue;
+        if (c->frames[i].dropped || c->no_face) continue;
         fputs(n++ ? ",\n    [" : "\n    [", f);
         for (int r = 0; r < GT_ROI_COUNT; r++) {
             if (r) fputc(',', f);
@@ -144,14 +144,35 @@ int gt_truth_write(const gt_clip *c, const char *path, char *msg, size_t msg_siz
         }
         fputc(']', f);
     }
-    fputs("\n  ],\n  \"face\": [", f);
+    fputs(n ? "\n  ],\n  \"face\": [" : "],\n  \"face\": [", f);
     n = 0;
     for (uint32_t i = 0; i < c->frame_count; i++) {
-        if (c->frames[i].dropped) continue;
+        if (c->frames[i].dropped || c->no_face) continue;
         fputs(n++ ? ",\n    " : "\n    ", f);
         box(f, gt_clip_region(c, &c->frames[i], gt_face_box_source()));
     }
-    fputs("\n  ]\n}\n", f);
+    fputs(n ? "\n  ],\n  \"secondFace\": " : "],\n  \"secondFace\": ", f);
+    if (!c->second_face) {
+        fputs("null", f);
+    } else {
+        fputc('[', f);
+        n = 0;
+        for (uint32_t i = 0; i < c->frame_count; i++) {
+            if (c->frames[i].dropped) continue;
+            fputs(n++ ? ",\n    " : "\n    ", f);
+            box(f, gt_clip_second_region(c, &c->frames[i], gt_face_box_source()));
+        }
+        fputs("\n  ]", f);
+    }
+    /* The quality warnings the clip should raise, as QualityWarning.Kind names. */
+    fputs(",\n  \"expectedWarnings\": [", f);
+    const char *list = c->sc->warnings ? c->sc->warnings : "";
+    for (int first = 1; *list; first = 0) {
+        size_t len = strcspn(list, ",");
+        fprintf(f, "%s\"%.*s\"", first ? "" : ", ", (int)len, list);
+        list += len + (list[len] == ',');
+    }
+    fputs("]\n}\n", f);
     free(rt);
     int werr = ferror(f);
     if (fclose(f) != 0 || werr) {

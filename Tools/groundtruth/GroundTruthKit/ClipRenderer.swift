@@ -13,6 +13,10 @@ public enum ClipRenderer {
         (0..<GT_SCENARIO_COUNT.rawValue).map { String(cString: gt_scenario_name(gt_scenario(rawValue: $0))) }
     }
 
+    /// The scenarios that test the pulse pipeline (still ... hard); the rest
+    /// (too-dark ... no-face) break a capture condition for the quality monitor.
+    public static var accuracyScenarioNames: [String] { Array(scenarioNames.prefix(Int(GT_HARD.rawValue) + 1)) }
+
     /// Renders `scenario` into `folder` as `name`.y4m/.mjpeg + `name`.json.
     /// `configure` may adjust the generator's options (size, duration, heart rate, ...).
     public static func render(scenario: String, seed: UInt32, into folder: URL, name: String,

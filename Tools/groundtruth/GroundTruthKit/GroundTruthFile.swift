@@ -24,8 +24,13 @@ public struct GroundTruthFile: Decodable, Sendable {
     public var frameTimes: [Double]?
     /// Per written frame: forehead, left cheek, right cheek as [x, y, w, h], normalized.
     public var regions: [[[Double]]]?
-    /// Per written frame: the face box [x, y, w, h], normalized.
+    /// Per written frame: the face box [x, y, w, h], normalized (empty when the clip has no face).
     public var face: [[Double]]?
+    /// Per written frame: the second face's box (two-faces scenario), else nil.
+    public var secondFace: [[Double]]?
+    /// The capture-quality warnings the clip should raise (QualityWarning.Kind names);
+    /// empty for the pulse scenarios, nil in files from before the quality scenarios.
+    public var expectedWarnings: [String]?
 
     public static func load(_ url: URL) throws -> GroundTruthFile {
         try JSONDecoder().decode(GroundTruthFile.self, from: Data(contentsOf: url))
@@ -50,6 +55,16 @@ public struct GroundTruthFile: Decodable, Sendable {
     public func measurementRegions(frame i: Int) -> [[Double]] {
         let box = face.flatMap { $0.isEmpty ? nil : $0[min(max(i, 0), $0.count - 1)] }
         return regions(frame: i) + (box.map { [$0] } ?? [])
+    }
+
+    /// Every face box in frame `i` ([x, y, w, h], normalized), largest first, as a face
+    /// detector reports its detections.
+    public func faceBoxes(frame i: Int) -> [[Double]] {
+        func box(_ list: [[Double]]?) -> [Double]? {
+            guard let list, !list.isEmpty else { return nil }
+            return list[min(max(i, 0), list.count - 1)]
+        }
+        return [box(face), box(secondFace)].compactMap { $0 }.sorted { $0[2] * $0[3] > $1[2] * $1[3] }
     }
 
     /// Vertical centre of frame `i`'s face box, normalized; nil when the file has none.

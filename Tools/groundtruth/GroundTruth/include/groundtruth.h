@@ -6,7 +6,8 @@
  * breathes and moves, the light drifts or steps, and the sensor adds noise
  * and JPEG compression. Beside each video goes a JSON file with the truth:
  * beat times, heart rate, HRV, respiratory rate, dropped frames and the
- * face and skin regions of every frame (format in Tools/groundtruth/README.md).
+ * face and skin regions of every frame and the capture-quality warnings the
+ * clip should raise (format in Tools/groundtruth/README.md).
  *
  * Everything is a function of the options: the same options give the same
  * bytes, whatever the number of threads. */
@@ -35,7 +36,22 @@ typedef enum {
     GT_NOPULSE = 9,        /* "nopulse": as still, but no pulse at all (a photo, a mannequin) */
     GT_NOPULSE_MOTION = 10, /* "nopulse-motion": no pulse, with motion */
     GT_HARD = 11,          /* "hard": motion + lighting + noise + JPEG + low amplitude */
-    GT_SCENARIO_COUNT = 12
+    /* Capture-quality scenarios: each breaks one condition the quality
+     * monitor watches; the truth names the warnings it should raise. */
+    GT_TOO_DARK = 12,      /* "too-dark": the whole scene dim, face luma well under 50 */
+    GT_TOO_BRIGHT = 13,    /* "too-bright": overexposed, skin clipping */
+    GT_UNEVEN = 14,        /* "uneven": strong left-right light gradient across the face */
+    GT_FLICKER = 15,       /* "flicker": 10 Hz +-8% luminance (100 Hz light aliased at 30 fps) */
+    GT_HEAD_MOVING = 16,   /* "head-moving": large, continuous head motion */
+    GT_CAMERA_SHAKE = 17,  /* "camera-shake": the whole frame jitters by several pixels at 2-5 Hz */
+    GT_OFF_CENTER = 18,    /* "off-center": the face well off the centre */
+    GT_TOO_FAR = 19,       /* "too-far": small face, 11% of the frame height */
+    GT_TOO_CLOSE = 20,     /* "too-close": face box 82% of the frame height */
+    GT_TURNED_AWAY = 21,   /* "turned-away": a yawed head, approximated by a squeezed, shifted photo */
+    GT_OCCLUDED = 22,      /* "occluded": a blue card over one cheek and part of the other, mid-clip */
+    GT_TWO_FACES = 23,     /* "two-faces": a second, smaller face beside the main one */
+    GT_NO_FACE = 24,       /* "no-face": the backdrop only */
+    GT_SCENARIO_COUNT = 25
 } gt_scenario;
 
 /** The scenario's name ("still", "nopulse-motion", ...), NULL if out of range. */

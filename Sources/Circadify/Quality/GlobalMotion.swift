@@ -1,0 +1,126 @@
+/// How far the whole picture moved between two thumbnails: the camera's own
+/// motion, measured on the background beside the people in view.
+///
+/// 1-D projections: the background bands' column means (for the horizontal
+/// shift) and row means (for the vertical) are matched over shifts of up to
+/// `searchFraction` of the height, each profile divided by its mean so a change
+/// of brightness (flicker, exposure) is not read as motion; a parabola through
+/// the best match and its neighbours gives the sub-pixel shift.
+enum GlobalMotion {
+    /// Largest shift searched: 6% of the height between thumbnails, twice the
+    /// peak of a strongly shaking hand-held camera (~3%) between 5 Hz thumbnails.
+    static let searchFraction = 0.06
+    /// Around a face box, the person's head and shoulders: 1.1 face heights to
+    /// either side of the box's centre (shoulders reach ~1 face height out), and
+    /// everything below the chin plus 0.1 face heights (the torso widens there).
+    static let personHalfWidth = 1.1, belowChin = 0.1
+
+    /// The shift (thumbnail pixels, x right, y down) of `current` relative to
+    /// `previous`; nil when there is not enough background beside the people,
+    /// or it has no texture to match.
+    static func shift(from previous: LumaThumbnail, to current: LumaThumbnail,
+                      people: [NormalizedRect]) -> (dx: Double, dy: Double)? {
+        let w = current.width, h = current.height
+        guard previous.width == w, previous.height == h, w >= 32, h >= 32,
+              previous.pixels.count >= w * h, current.pixels.count >= w * h else { return nil }
+        let r = max(2, Int((searchFraction * Double(h)).rounded()))
+        // Background columns: outside every person's extent; rows above their chins.
+        var free = [Bool](repeating: true, count: w)
+        var bottom = h - r
+        for p in people {
+            let fh = Double(p.height) * Double(h)
+            let cx = (Double(p.x) + Double(p.width) / 2) * Double(w)
+            let lo = max(0, Int((cx - personHalfWidth * fh).rounded(.down)))
+            let hi = min(w, Int((cx + personHalfWidth * fh).rounded(.up)))
+            if lo < hi { for x in lo..<hi { free[x] = false } }
+            bottom = min(bottom, Int(((Double(p.y) + Double(p.height)) * Double(h) + belowChin * fh).rounded()))
+        }
+        let top = r
+        guard bottom - top >= 24 else { return nil }
+        // Bands: runs of free columns at least 12 wide, kept `r` inside the picture.
+        var bands: [Range<Int>] = []
+        var start: Int?
+        for x in r...(w - r) {
+            let isFree = x < w - r && free[x]
+            if isFree, start == nil { start = x }
+            if !isFree, let s = start {
+                if x - s >= 12 { bands.append(s..<x) }
+                start = nil
+            }
+        }
+        guard !bands.isEmpty else { return nil }
+        guard let dx = horizontalShift(previous, current, bands: bands, rows: top..<bottom, r: r),
+              let dy = verticalShift(previous, current, bands: bands, rows: top..<bottom, r: r) else { return nil }
+        return (dx, dy)
+    }
+
+    private static func horizontalShift(_ a: LumaThumbnail, _ b: LumaThumbnail, bands: [Range<Int>], rows: Range<Int>,
+                                        r: Int) -> Double? {
+        var cost = [Double](repeating: 0, count: 2 * r + 1)
+        for band in bands {
+            let span = (band.lowerBound - r)..<(band.upperBound + r)
+            let pa = columnMeans(a, columns: span, rows: rows), pb = columnMeans(b, columns: span, rows: rows)
+            guard let c = matchCosts(reference: pa, moved: pb, r: r) else { return nil }
+            for i in cost.indices { cost[i] += c[i] * Double(band.count) }
+        }
+        return bestShift(cost)
+    }
+
+    private static func verticalShift(_ a: LumaThumbnail, _ b: LumaThumbnail, bands: [Range<Int>], rows: Range<Int>,
+                                      r: Int) -> Double? {
+        let span = (rows.lowerBound - r)..<(rows.upperBound + r)
+        let pa = rowMeans(a, rows: span, bands: bands), pb = rowMeans(b, rows: span, bands: bands)
+        guard let c = matchCosts(reference: pa, moved: pb, r: r) else { return nil }
+        return bestShift(c)
+    }
+
+    private static func columnMeans(_ t: LumaThumbnail, columns: Range<Int>, rows: Range<Int>) -> [Double] {
+        var sums = [Double](repeating: 0, count: columns.count)
+        for y in rows {
+            let row = y * t.width
+            for (i, x) in columns.enumerated() { sums[i] += Double(t.pixels[row + x]) }
+        }
+        return sums.map { $0 / Double(rows.count) }
+    }
+
+    private static func rowMeans(_ t: LumaThumbnail, rows: Range<Int>, bands: [Range<Int>]) -> [Double] {
+        let n = Double(bands.reduce(0) { $0 + $1.count })
+        return rows.map { y in
+            var s = 0.0
+            for band in bands { for x in band { s += Double(t.pixels[y * t.width + x]) } }
+            return s / n
+        }
+    }
+
+    /// Mean absolute difference of the mean-normalized profiles for every shift
+    /// d in -r...r (index d + r): `moved`[i] against `reference`[i - d], over the
+    /// inner part both cover. Nil when the background is flat (nothing to match).
+    private static func matchCosts(reference: [Double], moved: [Double], r: Int) -> [Double]? {
+        let n = moved.count - 2 * r
+        guard n >= 8 else { return nil }
+        let inner = Array(moved[r..<(r + n)])
+        let m = inner.reduce(0, +) / Double(n)
+        // Under ~0.3 levels of variation the profile is sensor noise, not texture.
+        let spread = (inner.map { ($0 - m) * ($0 - m) }.reduce(0, +) / Double(n)).squareRoot()
+        guard m > 1, spread > 0.3 else { return nil }
+        return (-r...r).map { d in
+            let ref = reference[(r - d)..<(r - d + n)]
+            let rm = max(ref.reduce(0, +) / Double(n), 1)
+            var s = 0.0
+            for (u, v) in zip(inner, ref) { s += abs(u / m - v / rm) }
+            return s / Double(n)
+        }
+    }
+
+    /// The minimum's position (shift) with parabolic sub-pixel refinement.
+    private static func bestShift(_ cost: [Double]) -> Double? {
+        guard let i = cost.indices.min(by: { cost[$0] < cost[$1] }) else { return nil }
+        let r = (cost.count - 1) / 2
+        var offset = 0.0
+        if i > 0, i < cost.count - 1 {
+            let a = cost[i - 1], b = cost[i], c = cost[i + 1], den = a - 2 * b + c
+            if den > 0 { offset = 0.5 * (a - c) / den }
+        }
+        return Double(i - r) + offset
+    }
+}

@@ -1,0 +1,75 @@
+@testable import Circadify
+import Foundation
+import GroundTruthKit
+
+/// A generated clip run through the real core path (FileReplay: file reader,
+/// per-frame processor, thumbnails) into a QualityMonitor, with the truth
+/// file's face boxes standing in for the face detector and tracker.
+struct QualityReplay {
+    /// What the monitor said over the clip.
+    struct Run {
+        var truth: GroundTruthFile
+        /// Every warning raised, in order, with the time (s) it was raised.
+        var raised: [(kind: QualityWarning.Kind, time: Double)] = []
+        /// The status after each observation, with its time (s).
+        var statuses: [(code: ValidationStatus.Code, time: Double)] = []
+        var final: QualityReport?
+
+        var raisedKinds: Set<QualityWarning.Kind> { Set(raised.map(\.kind)) }
+        var expected: Set<QualityWarning.Kind> {
+            Set((truth.expectedWarnings ?? []).compactMap(QualityWarning.Kind.init(rawValue:)))
+        }
+        /// The status that held longest over the clip's second half.
+        var settledStatus: ValidationStatus.Code? {
+            let half = truth.durationSeconds / 2
+            let late = statuses.filter { $0.time >= half }.map(\.code)
+            return Dictionary(grouping: late, by: { $0 }).max { $0.value.count < $1.value.count }?.key
+        }
+    }
+
+    /// Renders `scenario` (320x240, `duration` s, `fps` 0 = the scenario's) and replays
+    /// it. `detections` may rewrite the truth's face boxes of the frame at a time (s),
+    /// e.g. to hide the face.
+    static func run(_ scenario: String, seed: UInt32 = 1, duration: Float = 5, fps: Float = 0,
+                    configuration: QualityMonitor.Configuration = .init(reportsCameraTuning: false),
+                    detections: ((Double, [NormalizedRect]) -> [NormalizedRect])? = nil) throws -> Run {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-quality-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = try ClipRenderer.render(scenario: scenario, seed: seed, into: folder, name: scenario) { options in
+            options.width = 320
+            options.height = 240
+            options.duration_s = duration
+            options.fps = fps
+        }
+        let truth = try GroundTruthFile.load(clip.truth)
+        let replay = try FileReplay(path: clip.video.path, fps: UInt32(truth.fps.rounded()))
+        var monitor = QualityMonitor(configuration: configuration)
+        var run = Run(truth: truth)
+        var index = 0
+        while true {
+            let rects = truth.regions(frame: index).compactMap(NormalizedRect.init(box:))
+            guard let sample = try replay.next(regions: RegionSet(rects: rects, skin: .standard)) else { break }
+            monitor.add(sample)
+            let time = Double(sample.timestampNanoseconds) / 1e9
+            if let thumbnail = replay.takeThumbnail() {
+                let frame = Int(thumbnail.sequence)
+                var boxes = truth.faceBoxes(frame: frame).compactMap(NormalizedRect.init(box:))
+                if let detections { boxes = detections(time, boxes) }
+                // The tracker follows the main face: the truth's first box, while it is detected.
+                let tracked = truth.face.flatMap { $0.isEmpty ? nil : NormalizedRect(box: $0[min(frame, $0.count - 1)]) }
+                monitor.observe(FaceObservation(thumbnail: thumbnail, detections: boxes,
+                                                trackedFace: boxes.isEmpty ? nil : tracked))
+                let report = monitor.report()
+                run.raised += report.raised.map { ($0.kind, time) }
+                run.statuses.append((report.status.code, time))
+                run.final = report
+            }
+            index += 1
+        }
+        let last = monitor.report() // what the frames after the last thumbnail changed
+        run.raised += last.raised.map { ($0.kind, truth.durationSeconds) }
+        run.final = last
+        return run
+    }
+}
