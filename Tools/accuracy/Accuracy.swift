@@ -6,7 +6,7 @@ import GroundTruthKit
 /// `circadify-accuracy`: the whole pipeline (file reader → per-frame processor →
 /// signal pipeline) on videos whose truth is known, scored per scenario.
 @main
-struct Accuracy: ParsableCommand {
+struct Accuracy: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "circadify-accuracy",
         abstract: "Score heart rate, HRV, breathing and confidence on ground-truth videos.",
@@ -14,8 +14,10 @@ struct Accuracy: ParsableCommand {
             By default it renders the synthetic set with the ground-truth generator (every pulse \
             scenario, still to hard, --seeds seeds each; the capture-quality ones only when named) one clip at a time into a temporary folder, scores it and deletes it. \
             With --dataset it scores every VIDEO + VIDEO.json pair in a folder instead (any recording \
-            with a truth file of the generator's format). Regions come from the truth file until face \
-            tracking lands. Prints a markdown table per scenario and a confidence summary.
+            with a truth file of the generator's format). Regions come from the face detector and \
+            tracker, as in `circadify scan` (--regions tracker, the default), or from the truth file \
+            (--regions truth: the signal pipeline alone, with perfect regions). Prints a markdown \
+            table per scenario and a confidence summary.
             """)
 
     @Option(help: "Seeds per scenario.") var seeds = 5
@@ -26,6 +28,8 @@ struct Accuracy: ParsableCommand {
     @Option(help: "Score the clips in this folder instead of rendering the synthetic set.") var dataset: String?
     @Option(help: "Write every clip's score as JSON here.") var jsonOut: String?
     @Flag(help: "Print one line per clip as it is scored.") var verbose = false
+    @Option(help: "Where the measured regions come from: tracker (the face detector, as a scan) or truth.")
+    var regions = ClipEvaluator.RegionSource.tracker
 
     func validate() throws {
         if seeds < 1 { throw ValidationError("--seeds must be at least 1") }
@@ -44,9 +48,9 @@ struct Accuracy: ParsableCommand {
         return parts.count == 2 && parts.allSatisfy({ $0 >= 16 && $0 % 2 == 0 }) ? (parts[0], parts[1]) : nil
     }
 
-    func run() throws {
+    func run() async throws {
         let started = Date()
-        let scores = try dataset.map(scoreDataset) ?? scoreSyntheticSet()
+        let scores = if let dataset { try await scoreDataset(dataset) } else { try await scoreSyntheticSet() }
         let report = AccuracyReport(scores: scores)
         print(report.table())
         print()
@@ -60,19 +64,22 @@ struct Accuracy: ParsableCommand {
         }
     }
 
-    private func scoreDataset(_ folder: String) throws -> [ClipScore] {
+    private func scoreDataset(_ folder: String) async throws -> [ClipScore] {
         let url = URL(fileURLWithPath: folder)
         let files = try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
         let videos = files.filter { ["y4m", "mjpeg", "mjpg"].contains($0.pathExtension) }.sorted { $0.path < $1.path }
         guard !videos.isEmpty else { throw ValidationError("no .y4m or .mjpeg files in \(folder)") }
-        return try videos.map { video in
+        var scores = [ClipScore]()
+        for video in videos {
             let truthURL = video.deletingPathExtension().appendingPathExtension("json")
             let truth = try GroundTruthFile.load(truthURL)
-            return report(ClipEvaluator.score(video: video, truth: truth, name: video.lastPathComponent))
+            scores.append(report(await ClipEvaluator.score(video: video, truth: truth, name: video.lastPathComponent,
+                                                           regions: regions)))
         }
+        return scores
     }
 
-    private func scoreSyntheticSet() throws -> [ClipScore] {
+    private func scoreSyntheticSet() async throws -> [ClipScore] {
         // By default the pulse scenarios only: the quality ones (too-dark, no-face, ...) are
         // for the quality monitor and may be named explicitly.
         let names = scenarios.map { $0.split(separator: ",").map(String.init) } ?? ClipRenderer.accuracyScenarioNames
@@ -89,7 +96,8 @@ struct Accuracy: ParsableCommand {
                 }
                 defer { try? FileManager.default.removeItem(at: clip.video); try? FileManager.default.removeItem(at: clip.truth) }
                 let truth = try GroundTruthFile.load(clip.truth)
-                scores.append(report(ClipEvaluator.score(video: clip.video, truth: truth, name: "\(name)-\(seed)")))
+                scores.append(report(await ClipEvaluator.score(video: clip.video, truth: truth, name: "\(name)-\(seed)",
+                                                               regions: regions)))
             }
         }
         return scores

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Circadify
 import Foundation
 import GroundTruthKit
@@ -35,17 +36,22 @@ struct ClipScore: Codable {
     }
 }
 
-/// Runs one clip through the pipeline at the truth's regions and scores it.
+/// Runs one clip through the pipeline and scores it.
 enum ClipEvaluator {
-    static func score(video: URL, truth: GroundTruthFile, name: String) -> ClipScore {
+    enum RegionSource: String, ExpressibleByArgument {
+        /// The face detector and tracker place the regions, as in a scan.
+        case tracker
+        /// The truth file's regions: the signal pipeline alone.
+        case truth
+    }
+
+    static func score(video: URL, truth: GroundTruthFile, name: String, regions source: RegionSource) async -> ClipScore {
         let started = Date()
         var score = ClipScore(clip: name, scenario: truth.scenario, pulsePresent: truth.pulsePresent,
                               truthHeartRate: truth.meanHeartRate, truthRespiratoryRate: truth.respiratoryRate,
                               truthSDNN: truth.sdnn, truthRMSSD: truth.rmssd, windows: [], seconds: 0)
         do {
-            let frames = try FileMeasurement.frames(
-                path: video.path, fps: UInt32(truth.fps.rounded()), timestamps: truth.frameTimes
-            ) { i in regions(truth, frame: i) }
+            let frames = try await measure(video: video, truth: truth, source: source)
             let analysisStart = Date()
             let estimate = try VitalsAnalyzer().analyze(frames)
             score.analysisSeconds = Date().timeIntervalSince(analysisStart)
@@ -75,6 +81,21 @@ enum ClipEvaluator {
         }
         score.seconds = Date().timeIntervalSince(started)
         return score
+    }
+
+    static func measure(video: URL, truth: GroundTruthFile, source: RegionSource) async throws -> [SignalFrame] {
+        switch source {
+        case .truth:
+            return try FileMeasurement.frames(
+                path: video.path, fps: UInt32(truth.fps.rounded()), timestamps: truth.frameTimes
+            ) { i in regions(truth, frame: i) }
+        case .tracker:
+            let reporter = ScanReporter(total: truth.durationSeconds, analyzer: VitalsAnalyzer()) { _ in }
+            return try await FileScan.run(path: video.path, fps: UInt32(truth.fps.rounded()),
+                                          duration: truth.durationSeconds, timestamps: truth.frameTimes,
+                                          pipeline: ScanPipeline.withFaceDetector(quality: .init(reportsCameraTuning: false)),
+                                          report: reporter)
+        }
     }
 
     /// The truth's regions for a frame (the fixed guide-oval regions when it has none).

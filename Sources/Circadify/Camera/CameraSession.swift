@@ -158,7 +158,13 @@ package actor CameraSession {
 
     private func handle(_ sample: FrameSample) async {
         let time = Double(sample.timestampNanoseconds) / 1e9
-        pipeline.consume(sample)
+        if let regions = pipeline.consume(sample), let source {
+            do {
+                try await source.setRegions(regions)
+            } catch {
+                finishMeasurement(.failure(.processingFailed("the regions were refused: \(error.message)")))
+            }
+        }
         // Faces are looked for whenever the camera runs: the quality warnings
         // need them while framing too, and a call costs a few milliseconds.
         if sample.flags.contains(.thumbnail), let source, let thumbnail = await source.takeThumbnail() {

@@ -18,7 +18,7 @@ package struct FaceLayout: Sendable, Equatable {
     package var regions: [NormalizedRect]
 
     /// Fractions of the face box (x, y, width, height), image left to right.
-    static let forehead = (x: 0.30, y: 0.07, width: 0.40, height: 0.14)
+    static let forehead = (x: 0.30, y: 0.14, width: 0.40, height: 0.12)
     static let imageLeftCheek = (x: 0.17, y: 0.48, width: 0.20, height: 0.18)
     static let imageRightCheek = (x: 0.63, y: 0.48, width: 0.20, height: 0.18)
 

@@ -1,18 +1,25 @@
 /// Follows the measured face between detector calls and steadies its box.
 ///
-/// The detector runs a few times a second and its boxes wobble by a few
-/// percent from call to call even on a still head; moving the regions with
-/// that wobble would put colour steps into the pulse trace. So a detection
-/// close to the tracked box (within `deadband` of the face's size) leaves the
-/// box where it is, a small move is followed at least halfway, and a large one
-/// (a real head move) is followed at once. A face the detector misses is held
-/// for `gracePeriod` before it counts as lost.
+/// The detector's boxes wobble from call to call even on a still head: the
+/// centre by a pixel or two (about 1% of the face width), the size by up to a
+/// pyramid step (10%). Moving the regions with that wobble would put colour
+/// changes into the pulse trace at every call. So the centre and the size are
+/// averaged separately — the centre lightly, so the box keeps up with a
+/// moving head, the size heavily — and the box moves only when an average has
+/// drifted from it by more than a deadband; a detection far away (a quick
+/// move, another face) is taken at once. A face the detector misses is held
+/// for `gracePeriod` before it counts as lost. (The regions then glide to the
+/// box frame by frame: `RegionGlide`.)
 package struct FaceTracker: Sendable {
     package struct Configuration: Sendable {
-        /// Centre shift and size change below which the box stays put, as a share of the face width.
-        package var deadband: Float = 0.04
-        /// Share of the face width from which a move is followed completely.
-        package var followAt: Float = 0.15
+        /// Weight of a new detection in the centre and in the size averages.
+        package var centreAveraging: Float = 0.7
+        package var sizeAveraging: Float = 0.12
+        /// Drift of the averaged centre / size from the box, as a share of the face width, that moves it.
+        package var centreDeadband: Float = 0.025
+        package var sizeDeadband: Float = 0.08
+        /// A detection this far from the averages (share of the face width) is taken at once.
+        package var jump: Float = 0.25
         /// How long a face the detector no longer finds is kept, seconds.
         package var gracePeriod: Double = 1.0
         package init() {}
@@ -20,15 +27,19 @@ package struct FaceTracker: Sendable {
 
     /// The face being measured.
     package struct Track: Sendable, Equatable {
+        /// The steadied box.
         package var box: NormalizedRect
         /// Faces the last detector call found (the measured one included).
         package var faceCount: Int
-        /// Time of the last detection that confirmed the box, seconds.
+        /// Time of the last detection that confirmed the face, seconds.
         package var lastSeen: Double
     }
 
     package let configuration: Configuration
     package private(set) var track: Track?
+    /// Running averages of the tracked face's detections.
+    private var centre: SIMD2<Float>?
+    private var size: SIMD2<Float>?
 
     package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -39,16 +50,40 @@ package struct FaceTracker: Sendable {
     @discardableResult
     package mutating func update(detections: [NormalizedRect], at time: Double) -> Track? {
         guard let chosen = Self.choose(from: detections, current: track?.box) else {
-            if let held = track, time - held.lastSeen > configuration.gracePeriod { track = nil }
+            if let held = track, time - held.lastSeen > configuration.gracePeriod { reset() }
             return track
         }
-        let box = track.map { smooth(from: $0.box, to: chosen) } ?? chosen
-        track = Track(box: box, faceCount: detections.count, lastSeen: time)
+        let seenCentre = SIMD2(chosen.centerX, chosen.centerY), seenSize = SIMD2(chosen.width, chosen.height)
+        guard let oldCentre = centre, let oldSize = size, let box = track?.box,
+              max(Self.gap(seenCentre, oldCentre), Self.gap(seenSize, oldSize)) / oldSize.x < configuration.jump
+        else {
+            // A new face, or a quick move: start over from this detection.
+            centre = seenCentre
+            size = seenSize
+            track = Track(box: chosen, faceCount: detections.count, lastSeen: time)
+            return track
+        }
+        let newCentre = oldCentre + (seenCentre - oldCentre) * configuration.centreAveraging
+        let newSize = oldSize + (seenSize - oldSize) * configuration.sizeAveraging
+        centre = newCentre
+        size = newSize
+        let boxCentre = SIMD2(box.centerX, box.centerY), boxSize = SIMD2(box.width, box.height)
+        let width = max(box.width, 1e-6)
+        let placeCentre = Self.gap(newCentre, boxCentre) / width > configuration.centreDeadband
+            ? newCentre : boxCentre
+        let placeSize = Self.gap(newSize, boxSize) / width > configuration.sizeDeadband ? newSize : boxSize
+        let placed = NormalizedRect(x: placeCentre.x - placeSize.x / 2, y: placeCentre.y - placeSize.y / 2,
+                                    width: placeSize.x, height: placeSize.y)
+        track = Track(box: placed, faceCount: detections.count, lastSeen: time)
         return track
     }
 
-    /// Forgets the face (tracking switched off).
-    package mutating func reset() { track = nil }
+    /// Forgets the face (tracking switched off, or the face lost).
+    package mutating func reset() {
+        track = nil
+        centre = nil
+        size = nil
+    }
 
     /// The largest, most central face; the tracked one keeps its place unless
     /// another clearly beats it, so two similar faces do not swap back and forth.
@@ -67,15 +102,8 @@ package struct FaceTracker: Sendable {
         return best
     }
 
-    private func smooth(from old: NormalizedRect, to new: NormalizedRect) -> NormalizedRect {
-        let size = max(old.width, 1e-6)
-        let shift = max(abs(new.centerX - old.centerX), abs(new.centerY - old.centerY),
-                        abs(new.width - old.width), abs(new.height - old.height)) / size
-        if shift < configuration.deadband { return old }
-        // At least halfway, so a small real move is caught up in two or three detections.
-        let follow = max(0.5, min(1, (shift - configuration.deadband) / (configuration.followAt - configuration.deadband)))
-        func mix(_ a: Float, _ b: Float) -> Float { a + (b - a) * follow }
-        return NormalizedRect(x: mix(old.x, new.x), y: mix(old.y, new.y),
-                              width: mix(old.width, new.width), height: mix(old.height, new.height))
+    /// The larger of the two coordinates' differences.
+    private static func gap(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> Float {
+        max(abs(a.x - b.x), abs(a.y - b.y))
     }
 }

@@ -5,8 +5,11 @@
 /// rate). The measurement covers the file's first `duration` seconds; a
 /// shorter file is an error, not a shorter scan.
 package enum FileScan {
+    /// - Parameter timestamps: capture times of the file's frames, seconds, when
+    ///   its frame rate does not tell them (a recording with dropped frames).
     package static func run(path: String, fps: UInt32, duration: Double, realtime: Bool = false,
-                            pipeline: ScanPipeline, report: ScanReporter) async throws(CircadifyError) -> [SignalFrame] {
+                            timestamps: [Double]? = nil, pipeline: ScanPipeline,
+                            report: ScanReporter) async throws(CircadifyError) -> [SignalFrame] {
         let replay: FileReplay
         do {
             replay = try FileReplay(path: path, fps: fps, thumbnailWidth: ScanPipeline.thumbnailWidth,
@@ -29,11 +32,18 @@ package enum FileScan {
                 throw .captureFailed("\(path): \(error.message)")
             }
             pending = nil
-            guard let sample else { break }
+            guard var sample else { break }
+            if let timestamps {
+                let index = Int(sample.sequence)
+                guard index < timestamps.count else {
+                    throw .processingFailed("frame \(index) of \(path) has no timestamp (\(timestamps.count) given)")
+                }
+                sample.timestampNanoseconds = Int64((timestamps[index] * 1e9).rounded())
+            }
             let time = Double(sample.timestampNanoseconds) / 1e9
-            pipeline.consume(sample)
+            if let moved = pipeline.consume(sample) { pending = moved }
             if sample.flags.contains(.thumbnail), let thumbnail = replay.takeThumbnail() {
-                pending = try pipeline.consume(thumbnail: thumbnail, at: time)
+                if let relearnt = try pipeline.consume(thumbnail: thumbnail, at: time) { pending = relearnt }
                 report.hints = pipeline.qualityReport().active.map(\.message)
             }
             covered = time + frameStep

@@ -1,18 +1,33 @@
+import Foundation
 /// One measurement's moving parts between the capture thread and the signal
-/// pipeline: faces found on thumbnails steer the tracker, the tracked face
-/// places the regions, the skin mask is relearnt from the face's own colour,
-/// every sample taken at a face's regions becomes a signal frame, and the
-/// quality monitor watches samples and faces alike.
+/// pipeline: faces found on thumbnails steer the tracker, the regions glide
+/// after the tracked face, the skin mask is relearnt from the face's own
+/// colour, every sample taken at a face's regions becomes a signal frame, and
+/// the quality monitor watches samples and faces alike.
 ///
 /// Shared by the live camera and the file replay, so both measure the same
 /// way; the driver hands in samples and thumbnails and publishes the regions
-/// this returns. Not Sendable: one owner (the driving task) at a time.
+/// they return. Not Sendable: one owner (the driving task) at a time.
 package final class ScanPipeline {
     /// Faces on one thumbnail, normalized, in any order.
     package typealias Detect = (LumaThumbnail) throws(CoreError) -> [NormalizedRect]
 
+    /// The detector's thumbnail is 320 pixels wide at the frame's aspect (faces
+    /// down to about a tenth of the frame height still span the cascade's
+    /// 24-pixel window), every 3rd frame: 10 detector calls a second at 30 fps.
+    package static let thumbnailWidth = 320
+    package static let thumbnailEvery = 3
+
+    /// The thumbnail size for a frame size.
+    package static func thumbnailSize(frameWidth: Int, frameHeight: Int) -> (width: Int, height: Int) {
+        let width = min(thumbnailWidth, frameWidth)
+        return (width, frameWidth > 0 ? (frameHeight * width / frameWidth) & ~1 : 0)
+    }
+
+    private let debug = ProcessInfo.processInfo.environment["CIRCADIFY_DEBUG"] != nil
     private let detect: Detect
     private var tracker = FaceTracker()
+    private var glide = RegionGlide()
     private let skinModel = SkinToneModel()
     private var skin = SkinToneModel.initial
     private var layout: FaceLayout?
@@ -24,24 +39,10 @@ package final class ScanPipeline {
     private var measuringFrom: Double?
     private var quality: QualityMonitor
 
-    /// Frames measured at a tracked face since `beginMeasurement`.
+    /// Frames measured at a tracked face (since `beginMeasurement`, when measuring).
     package private(set) var frames = [SignalFrame]()
     /// Faces found by the last detector call (the tracked one included).
     package private(set) var lastDetections = [NormalizedRect]()
-    /// Time of the last sample, seconds.
-    package private(set) var lastSampleTime: Double?
-
-    /// The detector's thumbnail is 320 pixels wide at the frame's aspect (faces
-    /// down to about a tenth of the frame height still span the cascade's
-    /// 24-pixel window), every 6th frame: 5 detector calls a second at 30 fps.
-    package static let thumbnailWidth = 320
-    package static let thumbnailEvery = 6
-
-    /// The thumbnail size for a frame size.
-    package static func thumbnailSize(frameWidth: Int, frameHeight: Int) -> (width: Int, height: Int) {
-        let width = min(thumbnailWidth, frameWidth)
-        return (width, frameWidth > 0 ? (frameHeight * width / frameWidth) & ~1 : 0)
-    }
 
     /// `quality` configures the monitor (files: no camera-tuning status, their controls never lock).
     package init(quality: QualityMonitor.Configuration = .init(), detect: @escaping Detect) {
@@ -49,57 +50,18 @@ package final class ScanPipeline {
         self.quality = QualityMonitor(configuration: quality)
     }
 
-    /// The quality warnings in force, those raised since the last call, and the validation status.
-    package func qualityReport() -> QualityReport { quality.report() }
-
     /// The face being measured, nil when none is tracked.
     package var trackedFace: FaceTracker.Track? { tracker.track }
+    /// Where the regions are now.
     package var faceLayout: FaceLayout? { layout }
+
+    /// The quality warnings in force, those raised since the last call, and the validation status.
+    package func qualityReport() -> QualityReport { quality.report() }
 
     /// Frames from `time` on count towards the measurement; earlier ones are dropped.
     package func beginMeasurement(at time: Double) {
         measuringFrom = time
         frames.removeAll { $0.time < time }
-    }
-
-    /// One sample from the capture thread. Samples taken before any face was
-    /// tracked, or at regions already replaced, are not kept.
-    package func consume(_ sample: FrameSample) {
-        let time = Double(sample.timestampNanoseconds) / 1e9
-        lastSampleTime = time
-        quality.add(sample)
-        guard !sample.flags.contains(.noRegions), sample.regions.count == 3,
-              let centreY = faceCentreByGeneration[sample.regionGeneration] else { return }
-        if let measuringFrom, time < measuringFrom { return }
-        frames.append(SignalFrame(sample, faceCenterY: centreY))
-    }
-
-    /// A thumbnail of the frame at `time` seconds: runs the detector and
-    /// returns the regions to publish when they changed (nil otherwise, and
-    /// an empty set once the face is lost). A detector failure (a thumbnail
-    /// larger than it was made for) is processingFailed.
-    package func consume(thumbnail: LumaThumbnail, at time: Double) throws(CircadifyError) -> RegionSet? {
-        do {
-            lastDetections = try detect(thumbnail)
-        } catch {
-            throw .processingFailed("face detection failed: \(error.message)")
-        }
-        let before = layout
-        if let track = tracker.update(detections: lastDetections, at: time) {
-            if track.lastSeen == time, let raw = FaceTracker.choose(from: lastDetections, current: track.box) {
-                rawFaceCentreY = Double(raw.centerY)
-            }
-            if layout?.face != track.box { layout = FaceLayout(face: track.box) }
-        } else {
-            layout = nil
-        }
-        quality.observe(FaceObservation(thumbnail: thumbnail, detections: lastDetections,
-                                        trackedFace: tracker.track?.box))
-        let skinChanged = relearnSkin(at: time)
-        guard layout != before || skinChanged || rawFaceCentreY != faceCentreByGeneration[generation] else {
-            return nil
-        }
-        return publish()
     }
 
     /// The measurement is over: frames are kept from now on only for the skin model.
@@ -114,10 +76,47 @@ package final class ScanPipeline {
         frames.removeAll { $0.time < time }
     }
 
+    /// One sample from the capture thread; returns the regions to publish
+    /// when they moved. Samples taken before any face was tracked, or at
+    /// regions already replaced, are not kept.
+    package func consume(_ sample: FrameSample) -> RegionSet? {
+        let time = Double(sample.timestampNanoseconds) / 1e9
+        quality.add(sample)
+        if !sample.flags.contains(.noRegions), sample.regions.count == 3,
+           let centreY = faceCentreByGeneration[sample.regionGeneration], time >= measuringFrom ?? -.infinity {
+            frames.append(SignalFrame(sample, faceCenterY: centreY))
+        }
+        if debug, let b = layout?.face { print("F \(sample.sequence) \(b.x) \(b.y) \(b.width) \(b.height)") }
+        guard let moved = glide.advance(towards: tracker.track?.box, at: time) else { return nil }
+        layout = moved.map(FaceLayout.init(face:))
+        return publish()
+    }
+
+    /// A thumbnail of the frame at `time` seconds: runs the detector, updates
+    /// the tracker and the quality monitor, and returns the regions to publish
+    /// when the skin mask changed. A detector failure (a thumbnail larger than
+    /// it was made for) is processingFailed.
+    package func consume(thumbnail: LumaThumbnail, at time: Double) throws(CircadifyError) -> RegionSet? {
+        do {
+            lastDetections = try detect(thumbnail)
+        } catch {
+            throw .processingFailed("face detection failed: \(error.message)")
+        }
+        if let track = tracker.update(detections: lastDetections, at: time), track.lastSeen == time,
+           let raw = FaceTracker.choose(from: lastDetections, current: track.box) {
+            rawFaceCentreY = Double(raw.centerY)
+        }
+        if debug, let d = lastDetections.first { print("D \(thumbnail.sequence) \(d.x) \(d.y) \(d.width) \(d.height)") }
+        quality.observe(FaceObservation(thumbnail: thumbnail, detections: lastDetections,
+                                        trackedFace: tracker.track?.box))
+        return relearnSkin(at: time) && layout != nil ? publish() : nil
+    }
+
     /// Stops following the face; returns the cleared regions to publish, or
     /// nil when no face was being measured.
     package func stopTracking() -> RegionSet? {
         tracker.reset()
+        glide.reset()
         guard layout != nil else { return nil }
         layout = nil
         return publish()
@@ -125,7 +124,7 @@ package final class ScanPipeline {
 
     private func publish() -> RegionSet {
         generation &+= 1
-        faceCentreByGeneration = faceCentreByGeneration.filter { $0.key &+ 8 > generation }
+        faceCentreByGeneration = faceCentreByGeneration.filter { $0.key &+ 16 > generation }
         guard let layout else { return RegionSet(rects: [], skin: skin, generation: generation) }
         faceCentreByGeneration[generation] = rawFaceCentreY ?? Double(layout.face.centerY)
         return RegionSet(rects: layout.regions, skin: skin, generation: generation)
