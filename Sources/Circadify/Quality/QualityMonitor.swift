@@ -28,7 +28,8 @@ package struct QualityMonitor: Sendable {
 
     /// Recent frames: (sequence, timestamp) to time thumbnails; luma for flicker.
     private var frames: [(sequence: UInt64, time: Int64, luma: Float, consecutive: Bool)] = []
-    /// The latest face observation's findings, read by the per-frame checks.
+    /// The latest face observation's findings, read by the per-frame checks:
+    /// skin is judged only on a face in view, in light that keeps skin in the mask.
     private var faceInView = false
     private var lightUsable = false
     private var previous: (thumbnail: LumaThumbnail, face: NormalizedRect?, people: [NormalizedRect], time: Int64)?
@@ -85,7 +86,8 @@ package struct QualityMonitor: Sendable {
         update(.tooDark, dark, at: t)
         update(.tooBright, bright, at: t)
         update(.unevenLighting, uneven, at: t)
-        lightUsable = light != nil && !dark && !bright && !uneven
+        lightUsable = !dark && !uneven
+            && (light.map { $0.clippedFraction < QualityThresholds.occlusionClippedFraction } ?? false)
 
         trackMotion(thumbnail: t8, face: face, people: people, at: t)
         previous = (t8, face, people, t)
