@@ -34,6 +34,31 @@ import Testing
         #expect(abs(seen[7].meanLuma - 97) < 0.01)
     }
 
+    /// Thumbnails every `thumbnailEvery`-th frame, at the frame's aspect ratio and never
+    /// larger than the frame, each naming its frame; none when switched off.
+    @Test func thumbnailsComeWithTheirFrames() throws {
+        let file = try TemporaryFile(named: "clip.y4m", contents: Self.clip(frames: 12))
+        defer { file.cleanUp() }
+        let replay = try FileReplay(path: file.path, thumbnailWidth: 32, thumbnailEvery: 4)
+        var seen: [(UInt64, LumaThumbnail)] = []
+        while let sample = try replay.next(regions: RegionSet(rects: [])) {
+            if let t = replay.takeThumbnail() { seen.append((sample.sequence, t)) }
+        }
+        #expect(seen.map(\.0) == [0, 4, 8])
+        for (sequence, t) in seen {
+            #expect(t.sequence == sequence && t.width == 32 && t.height == 24 && t.pixels.count == 32 * 24)
+            #expect(t.pixels.allSatisfy { $0 == UInt8(90 + sequence) }, "the frame's own luma")
+        }
+        let large = try FileReplay(path: file.path) // default 320 wide: clamped to the 64x48 frame
+        _ = try large.next()
+        let t = try #require(large.takeThumbnail())
+        #expect(t.width == 64 && t.height == 48)
+        let none = try FileReplay(path: file.path, thumbnailWidth: 0)
+        _ = try none.next()
+        #expect(none.takeThumbnail() == nil)
+        #expect(throws: CoreError.self) { try FileReplay(path: file.path, thumbnailEvery: 0) }
+    }
+
     @Test func badInputIsAClearError() throws {
         #expect(throws: CoreError.self) { try FileReplay(path: "/nonexistent/clip.y4m") }
 

@@ -50,6 +50,13 @@ enum ClipEvaluator {
         var score = ClipScore(clip: name, scenario: truth.scenario, pulsePresent: truth.pulsePresent,
                               truthHeartRate: truth.meanHeartRate, truthRespiratoryRate: truth.respiratoryRate,
                               truthSDNN: truth.sdnn, truthRMSSD: truth.rmssd, windows: [], seconds: 0)
+        // A clip whose truth lists no face at all (the no-face scenario) has nothing to
+        // measure: the guide-oval fallback would read the backdrop.
+        if let faces = truth.face, faces.isEmpty {
+            score.failure = "no face in the clip (the truth lists none): nothing to measure"
+            score.seconds = Date().timeIntervalSince(started)
+            return score
+        }
         do {
             let frames = try await measure(video: video, truth: truth, source: source)
             let analysisStart = Date()

@@ -28,11 +28,12 @@ package struct QualityMonitor: Sendable {
 
     /// Recent frames: (sequence, timestamp) to time thumbnails; luma for flicker.
     private var frames: [(sequence: UInt64, time: Int64, luma: Float, consecutive: Bool)] = []
-    /// The latest face observation's findings, read by the per-frame checks.
+    /// The latest face observation's findings, read by the per-frame checks:
+    /// skin is judged only on a face in view, in light that keeps skin in the mask.
     private var faceInView = false
     private var lightUsable = false
     private var previous: (thumbnail: LumaThumbnail, face: NormalizedRect?, people: [NormalizedRect], time: Int64)?
-    private var steps: [(time: Int64, span: Int64, head: Double?, camera: Double?)] = []
+    private var motion = MotionWindow()
 
     package init(configuration: Configuration = .init()) {
         self.configuration = configuration
@@ -60,7 +61,7 @@ package struct QualityMonitor: Sendable {
         let seq = observation.thumbnail.sequence
         guard let t = frames.last(where: { $0.sequence == seq })?.time ?? now else { return }
         let face = observation.measuredFace
-        let t8 = observation.thumbnail
+        let thumbnail = observation.thumbnail
         let people = observation.detections.isEmpty ? (face.map { [$0] } ?? []) : observation.detections
         faceInView = face != nil
         update(.faceNotDetected, face == nil, at: t)
@@ -73,9 +74,9 @@ package struct QualityMonitor: Sendable {
                 || abs(cy - 0.5) > QualityThresholds.centreOffset, at: t)
             update(.tooFar, face.height < QualityThresholds.tooFarHeight, at: t)
             update(.tooClose, face.height > QualityThresholds.tooCloseHeight, at: t)
-            let aspect = Double(face.width) * Double(t8.width) / max(Double(face.height) * Double(t8.height), 1)
+            let aspect = Double(face.width) * Double(thumbnail.width) / max(Double(face.height) * Double(thumbnail.height), 1)
             update(.turnedAway, aspect < QualityThresholds.turnedAwayAspect, at: t)
-            light = FaceLight(thumbnail: t8, face: face)
+            light = FaceLight(thumbnail: thumbnail, face: face)
         } else {
             for kind in [Kind.notCentered, .tooFar, .tooClose, .turnedAway] { update(kind, false, at: t) }
         }
@@ -85,16 +86,20 @@ package struct QualityMonitor: Sendable {
         update(.tooDark, dark, at: t)
         update(.tooBright, bright, at: t)
         update(.unevenLighting, uneven, at: t)
-        lightUsable = light != nil && !dark && !bright && !uneven
+        lightUsable = !dark && !uneven
+            && (light.map { $0.clippedFraction < QualityThresholds.occlusionClippedFraction } ?? false)
 
-        trackMotion(thumbnail: t8, face: face, people: people, at: t)
-        previous = (t8, face, people, t)
+        trackMotion(thumbnail: thumbnail, face: face, people: people, at: t)
+        previous = (thumbnail, face, people, t)
     }
 
     /// The active warnings, those raised since the last call, and the status.
     package mutating func report() -> QualityReport {
-        let active = Kind.allCases.filter { states[$0]?.isActive == true }.map(QualityWarning.init)
-            .sorted { $0.severity > $1.severity }
+        // Most severe first; within a severity, in Kind's order (a deterministic order).
+        let on = Kind.allCases.filter { states[$0]?.isActive == true }
+        let active = [QualityWarning.Severity.high, .medium, .low].flatMap { level in
+            on.filter { $0.severity == level }.map(QualityWarning.init)
+        }
         defer { raised.removeAll() }
         return QualityReport(active: active, raised: raised, status: status())
     }
@@ -191,18 +196,9 @@ package struct QualityMonitor: Sendable {
             head = size > 0 ? (dx * dx + dy * dy).squareRoot() / size : nil
         }
         let camera = global.map { ($0.dx * $0.dx + $0.dy * $0.dy).squareRoot() / Double(thumbnail.height) }
-        steps.append((t, t - previous.time, head, camera))
-        steps.removeAll { t - $0.time >= 1_000_000_000 }
-        update(.headMoving, speed(\.head).map { $0 > QualityThresholds.headSpeed } ?? false, at: t)
-        update(.cameraShaking, speed(\.camera).map { $0 > QualityThresholds.cameraSpeed } ?? false, at: t)
-    }
-
-    /// Path length per second over the last second's steps that measured it.
-    private func speed(_ value: KeyPath<(time: Int64, span: Int64, head: Double?, camera: Double?), Double?>) -> Double? {
-        let known = steps.compactMap { s in s[keyPath: value].map { ($0, s.span) } }
-        let span = known.reduce(Int64(0)) { $0 + $1.1 }
-        guard known.count >= 2, span >= 500_000_000 else { return nil }
-        return known.reduce(0) { $0 + $1.0 } / (Double(span) / 1e9)
+        motion.add(.init(time: t, span: t - previous.time, head: head, camera: camera))
+        update(.headMoving, motion.speed(of: \.head).map { $0 > QualityThresholds.headSpeed } ?? false, at: t)
+        update(.cameraShaking, motion.speed(of: \.camera).map { $0 > QualityThresholds.cameraSpeed } ?? false, at: t)
     }
 
     private static func nanoseconds(_ d: Duration) -> Int64 {

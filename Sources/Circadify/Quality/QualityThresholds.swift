@@ -54,6 +54,10 @@ enum QualityThresholds {
     /// coloured covers part of the face (uniform loss on all regions is light,
     /// not occlusion).
     static let occludedSkin: Float = 0.35, visibleSkin: Float = 0.70
+    /// Skin is judged only while under 5% of the face is at the clip level: beyond
+    /// that the brightest region loses its skin pixels to the mask's luma ceiling,
+    /// which would read as an occluder.
+    static let occlusionClippedFraction = 0.05
 
     // System.
     /// Under 12 frames per second (sustained), a 3.5 Hz heart-rate band edge is

@@ -30,20 +30,24 @@ import Testing
         // Gone from 6.0 s: cleared at the first reading 1.5 s later (7.6 s at 5 Hz), not at the 4 s gap.
         #expect(clearedAt == 38 * Self.second / 5)
     }
+}
 
-    /// The same through the whole path: the still clip with its face hidden from
-    /// the "detector" for 0.3 s raises nothing; hidden for good, it raises
-    /// faceNotDetected once and the status says noFace.
-    @Test func faceLostBrieflyOrForGood() throws {
-        let blip = try QualityReplay.run("still") { t, boxes in t >= 2.0 && t < 2.3 ? [] : boxes }
-        #expect(blip.raised.isEmpty, "raised \(blip.raised)")
-        #expect(blip.statuses.allSatisfy { $0.code == .ok })
+extension QualityOnClips {
+    @Suite struct DebounceTests {
+        /// The same through the whole path: the still clip with its face hidden from
+        /// the "detector" for 0.3 s raises nothing; hidden for good, it raises
+        /// faceNotDetected once and the status says noFace.
+        @Test func faceLostBrieflyOrForGood() async throws {
+            let blip = try await QualityReplay.run("still") { t, boxes in t >= 2.0 && t < 2.3 ? [] : boxes }
+            #expect(blip.raised.isEmpty, "raised \(blip.raised)")
+            #expect(blip.statuses.allSatisfy { $0.code == .ok })
 
-        let lost = try QualityReplay.run("still") { t, boxes in t >= 1.5 ? [] : boxes }
-        #expect(lost.raised.map(\.kind) == [.faceNotDetected], "raised \(lost.raised)")
-        let at = try #require(lost.raised.first?.time)
-        #expect(at >= 2.5 && at <= 2.8, "raised \(at) s: ~1 s after the face went")
-        #expect(lost.final?.status.code == .noFace)
-        #expect(lost.final?.active.map(\.kind) == [.faceNotDetected])
+            let lost = try await QualityReplay.run("still") { t, boxes in t >= 1.5 ? [] : boxes }
+            #expect(lost.raised.map(\.kind) == [.faceNotDetected], "raised \(lost.raised)")
+            let at = try #require(lost.raised.first?.time)
+            #expect(at >= 2.5 && at <= 2.8, "raised \(at) s: ~1 s after the face went")
+            #expect(lost.final?.status.code == .noFace)
+            #expect(lost.final?.active.map(\.kind) == [.faceNotDetected])
+        }
     }
 }

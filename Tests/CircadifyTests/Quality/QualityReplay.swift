@@ -1,6 +1,12 @@
 @testable import Circadify
 import Foundation
 import GroundTruthKit
+import Testing
+
+/// The tests that render and replay clips, one at a time, each on its own thread
+/// (`QualityReplay.run`): a second or so of work apiece that, on the test pool's
+/// few threads, would starve the timing-sensitive async tests of other suites.
+@Suite(.serialized) enum QualityOnClips {}
 
 /// A generated clip run through the real core path (FileReplay: file reader,
 /// per-frame processor, thumbnails) into a QualityMonitor, with the truth
@@ -32,7 +38,20 @@ struct QualityReplay {
     /// e.g. to hide the face.
     static func run(_ scenario: String, seed: UInt32 = 1, duration: Float = 5, fps: Float = 0,
                     configuration: QualityMonitor.Configuration = .init(reportsCameraTuning: false),
-                    detections: ((Double, [NormalizedRect]) -> [NormalizedRect])? = nil) throws -> Run {
+                    detections: (@Sendable (Double, [NormalizedRect]) -> [NormalizedRect])? = nil) async throws -> Run {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    try replay(scenario, seed: seed, duration: duration, fps: fps, configuration: configuration,
+                               detections: detections)
+                })
+            }.start()
+        }
+    }
+
+    private static func replay(_ scenario: String, seed: UInt32, duration: Float, fps: Float,
+                               configuration: QualityMonitor.Configuration,
+                               detections: ((Double, [NormalizedRect]) -> [NormalizedRect])?) throws -> Run {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-quality-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
