@@ -10,7 +10,7 @@ package struct RegionGlide: Sendable {
     /// Time constant of the glide, seconds.
     package var timeConstant = 0.12
     /// Smallest move worth publishing, as a share of the face width.
-    package var minimumStep: Float = 0.005
+    package var minimumStep: Float = 0.02
     package private(set) var box: NormalizedRect?
     private var lastTime: Double?
 
