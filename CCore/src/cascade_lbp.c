@@ -45,7 +45,7 @@ static inline uint32_t leaf_of(const cascade_stump *stump, uint32_t code) {
 
 /* Four windows' LBP codes at once (GNU vector extensions, lowered to SSE2
  * or NEON): windows i..i+3 of a row whose origins are `step` apart. Cell
- * sums stay below 2^31 (255 x a cell of a level at most 8192 wide), so the
+ * sums stay below 2^31 (255 x a cell inside a window of at most 1024 px square), so the
  * wrapped differences compare correctly as signed lanes. */
 typedef int32_t lanes4 __attribute__((vector_size(16)));
 
@@ -81,13 +81,13 @@ static inline lanes4 lbp_codes4(const uint32_t *top, size_t step, int32_t w, int
 }
 
 /* Stage 0 over every window of the row: leaf sums into `sums`. */
-static inline void lbp_first_stage_row(const ccore_cascade *cc, const cascade_lbp_grid *corners, const uint32_t *row,
+static inline void lbp_first_stage_row(const ccore_cascade *cc, const cascade_lbp_grid *grids, const uint32_t *row,
                                        size_t positions, size_t step, uint32_t *restrict codes, float *restrict sums) {
     const cascade_stage *stage = &cc->stages[0];
     for (size_t i = 0; i < positions; i++) sums[i] = 0;
     for (uint32_t k = 0; k < stage->stump_count; k++) {
         const cascade_stump *stump = &cc->stumps[stage->first_stump + k];
-        const cascade_lbp_grid *f = &corners[stump->feature];
+        const cascade_lbp_grid *f = &grids[stump->feature];
         const uint32_t *top = row + f->top_left;
         size_t i = 0;
         for (; i + 4 <= positions; i += 4) {
@@ -104,14 +104,14 @@ static inline void lbp_first_stage_row(const ccore_cascade *cc, const cascade_lb
 /* One later stage over the row's surviving windows (positions in `alive`,
  * n of them): sums first, then the compaction keeps the windows the stage
  * accepts, in order. Returns how many survive. */
-static inline size_t lbp_stage_survivors(const ccore_cascade *cc, const cascade_lbp_grid *corners, uint32_t s,
+static inline size_t lbp_stage_survivors(const ccore_cascade *cc, const cascade_lbp_grid *grids, uint32_t s,
                                   const uint32_t *row, size_t step, uint32_t *restrict alive, size_t n,
                                   float *restrict sums) {
     const cascade_stage *stage = &cc->stages[s];
     for (size_t j = 0; j < n; j++) sums[j] = 0;
     for (uint32_t k = 0; k < stage->stump_count; k++) {
         const cascade_stump *stump = &cc->stumps[stage->first_stump + k];
-        const cascade_lbp_grid *f = &corners[stump->feature];
+        const cascade_lbp_grid *f = &grids[stump->feature];
         const uint32_t *top = row + f->top_left;
         const int32_t w = f->cell_width, rows = f->cell_rows;
         for (size_t j = 0; j < n; j++) {
