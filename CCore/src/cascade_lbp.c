@@ -44,9 +44,9 @@ static inline uint32_t leaf_of(const cascade_stump *stump, uint32_t code) {
 }
 
 /* Four windows' LBP codes at once (GNU vector extensions, lowered to SSE2
- * or NEON): windows i..i+3 of a row whose origins are `step` apart. Cell
- * sums stay below 2^31 (255 x a cell inside a window of at most 1024 px square), so the
- * wrapped differences compare correctly as signed lanes. */
+ * or NEON): windows i..i+3 of a row whose origins are `step` apart. A cell
+ * lies inside the window (at most 1024 px square), so its sum stays below
+ * 2^31 and the wrapped differences compare correctly as signed lanes. */
 typedef int32_t lanes4 __attribute__((vector_size(16)));
 
 static inline lanes4 load_lanes(const uint32_t *p, size_t step) {
