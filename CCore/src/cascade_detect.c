@@ -65,8 +65,8 @@ int ccore_face_detector_create(const ccore_cascade *cascade, uint32_t max_width,
     d->parent = malloc(HIT_CAPACITY * sizeof *d->parent);
     d->clusters = malloc(HIT_CAPACITY * sizeof *d->clusters);
     if (!d->level.integral || (cascade->type == CCORE_CASCADE_HAAR && !d->level.squares) || !d->level.row ||
-        !d->level.x_source || !d->level.x_weight || (!d->lbp && !d->haar.corners) || !d->hits || !d->parent || !d->clusters ||
-        !d->row.codes || !d->row.sums || !d->row.alive) {
+        !d->level.x_source || !d->level.x_weight || (!d->lbp && !d->haar.corners) || !d->hits || !d->parent ||
+        !d->clusters || !d->row.codes || !d->row.sums || !d->row.alive) {
         ccore_face_detector_destroy(d);
         return -ENOMEM;
     }
@@ -108,9 +108,10 @@ static void record_hit(ccore_face_detector *d, uint32_t x, uint32_t y, double fa
 static void scan_level(ccore_face_detector *d, uint32_t level_width, uint32_t level_height, double factor,
                        uint32_t *hit_count) {
     const ccore_cascade *cc = d->cascade;
-    /* Coarse levels (small faces) are scanned at every other position: a
-     * face fires over a few pixels anyway. Past a 2x shrink every position
-     * counts, as one level pixel spans several input pixels. */
+    /* Levels shrunk at most 2x (the smaller faces) are scanned at every
+     * other position: a face fires over a few neighbouring positions anyway.
+     * Past a 2x shrink one level pixel spans several input pixels, so every
+     * position counts. */
     uint32_t step = factor > 2.0 ? 1 : 2;
     uint32_t span_x = level_width - cc->window_width, span_y = level_height - cc->window_height;
     uint32_t positions = (span_x + step - 1) / step;
@@ -124,7 +125,8 @@ static void scan_level(ccore_face_detector *d, uint32_t level_width, uint32_t le
         } else {
             const uint64_t *sq_row = d->level.squares + (size_t)y * d->level.stride;
             for (uint32_t x = 0; x < span_x; x += step)
-                if (cascade_haar_window(cc, &d->haar, row + x, sq_row + x)) record_hit(d, x, y, factor, face_w, face_h, hit_count);
+                if (cascade_haar_window(cc, &d->haar, row + x, sq_row + x))
+                    record_hit(d, x, y, factor, face_w, face_h, hit_count);
         }
     }
 }

@@ -56,7 +56,8 @@ private final class JpegDecoder {
         var handle: OpaquePointer?
         let rc = ccore_jpeg_create(maxWidth, maxHeight, &handle)
         guard rc == 0, let handle else {
-            throw CoreError(code: rc, message: "JPEG decoder for \(maxWidth)x\(maxHeight): \(String(cString: ccore_error_string(rc)))")
+            let reason = String(cString: ccore_error_string(rc))
+            throw CoreError(code: rc, message: "JPEG decoder for \(maxWidth)x\(maxHeight): \(reason)")
         }
         raw = handle
     }
