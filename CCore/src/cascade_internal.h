@@ -3,6 +3,7 @@
 #ifndef CCORE_CASCADE_INTERNAL_H
 #define CCORE_CASCADE_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ccore/cascade.h"
@@ -79,5 +80,42 @@ typedef struct {
 
 void cascade_build_level(const uint8_t *luma, uint32_t width, uint32_t height, uint32_t luma_stride,
                          uint32_t level_width, uint32_t level_height, const cascade_level_buffers *buffers);
+
+/* LBP evaluation (cascade_lbp.c). A feature's 3x3 grid in integral-image
+ * terms for a given row stride: offset of its top-left corner, cell width,
+ * and cell height times the stride. */
+typedef struct {
+    int32_t top_left, cell_width, cell_rows;
+} cascade_lbp_grid;
+
+/* Per-row scratch of max-width entries each. */
+typedef struct {
+    uint32_t *codes;
+    float *sums;
+    uint32_t *alive; /* window positions that passed every stage so far */
+} cascade_row_scratch;
+
+void cascade_lbp_grids(const ccore_cascade *cc, uint32_t stride, cascade_lbp_grid *grids);
+
+/* Runs the whole cascade on `positions` windows of one level row whose
+ * origins are `step` apart, the first at `row`. Returns how many windows
+ * every stage accepted; their position indices are in scratch->alive. */
+size_t cascade_lbp_row(const ccore_cascade *cc, const cascade_lbp_grid *grids, const uint32_t *row, size_t positions,
+                       size_t step, const cascade_row_scratch *scratch);
+
+/* Haar evaluation (cascade_haar.c): corner offsets of each feature's
+ * rectangles (4 per rectangle, up to 3) and of the window inset by one. */
+enum { CASCADE_HAAR_CORNERS = 12 };
+
+typedef struct {
+    int32_t *corners;
+    int32_t inset[4];
+} cascade_haar_offsets;
+
+void cascade_haar_corners(const ccore_cascade *cc, uint32_t stride, cascade_haar_offsets *out);
+
+/* Whether every stage accepts the window whose integral / integral of
+ * squares start at p / sq. */
+int cascade_haar_window(const ccore_cascade *cc, const cascade_haar_offsets *o, const uint32_t *p, const uint64_t *sq);
 
 #endif

@@ -120,7 +120,8 @@ static int read_header(loader *ld, int32_t cascade, ccore_cascade *cc) {
     int32_t depth_node = xml_child(&ld->doc, xml_child(&ld->doc, cascade, "stageParams"), "maxDepth");
     int32_t depth = 1;
     if (depth_node >= 0 && (rc = integer(ld, depth_node, "maxDepth", 0, 64, &depth))) return rc;
-    if (depth != 1) return fail(ld, CCORE_E_UNSUPPORTED, "weak classifiers of depth %d (only stumps are supported)", depth);
+    if (depth != 1)
+        return fail(ld, CCORE_E_UNSUPPORTED, "weak classifiers of depth %d (only stumps are supported)", depth);
     if (cc->type == CCORE_CASCADE_LBP) {
         int32_t cats;
         int32_t node = xml_child(&ld->doc, xml_child(&ld->doc, cascade, "featureParams"), "maxCatCount");
@@ -177,7 +178,8 @@ static int read_stages(loader *ld, int32_t cascade, ccore_cascade *cc) {
     uint32_t total = 0;
     for (int32_t s = node_at(ld, stages)->first_child; s >= 0; s = node_at(ld, s)->next_sibling) {
         int32_t weak = xml_child(&ld->doc, s, "weakClassifiers");
-        if (weak < 0) return fail(ld, CCORE_E_CORRUPT, "line %u: stage without <weakClassifiers>", node_at(ld, s)->line);
+        if (weak < 0)
+            return fail(ld, CCORE_E_CORRUPT, "line %u: stage without <weakClassifiers>", node_at(ld, s)->line);
         total += count_children(ld, weak);
     }
     cc->stages = calloc((size_t)declared, sizeof *cc->stages);
@@ -234,7 +236,8 @@ static int read_haar_feature(loader *ld, int32_t f, const ccore_cascade *cc, cas
     if (rects < 0) return fail(ld, CCORE_E_CORRUPT, "line %u: Haar feature without <rects>", node_at(ld, f)->line);
     uint32_t n = count_children(ld, rects);
     if (n < 1 || n > 3)
-        return fail(ld, CCORE_E_CORRUPT, "line %u: Haar feature with %u rectangles (1 to 3)", node_at(ld, rects)->line, n);
+        return fail(ld, CCORE_E_CORRUPT, "line %u: Haar feature with %u rectangles (1 to 3)",
+                    node_at(ld, rects)->line, n);
     out->rect_count = 0;
     for (int32_t r = node_at(ld, rects)->first_child; r >= 0; r = node_at(ld, r)->next_sibling) {
         double v[5];
@@ -296,8 +299,10 @@ static int read_file(loader *ld, const char *path, char **text) {
     if (!f) {
         int err = errno;
         if (err == ENOENT)
-            return fail(ld, -ENOENT, "cascade file %s not found: install the opencv-data package (Tools/setup.sh) or pass "
-                                     "the path of an OpenCV cascade XML file", path);
+            return fail(ld, -ENOENT,
+                        "cascade file %s not found: install the opencv-data package (Tools/setup.sh) or pass the "
+                        "path of an OpenCV cascade XML file",
+                        path);
         return fail(ld, -err, "cannot open cascade file %s: %s", path, strerror(err));
     }
     char *buf = NULL;
@@ -316,7 +321,8 @@ static int read_file(loader *ld, const char *path, char **text) {
     if (!rc) {
         rewind(f);
         if (fread(buf, 1, size, f) != size) rc = fail(ld, -EIO, "cannot read %s", path);
-        else if (memchr(buf, '\0', size)) rc = fail(ld, CCORE_E_CORRUPT, "%s holds NUL bytes: not an XML text file", path);
+        else if (memchr(buf, '\0', size))
+            rc = fail(ld, CCORE_E_CORRUPT, "%s holds NUL bytes: not an XML text file", path);
     }
     fclose(f);
     if (rc) {

@@ -30,7 +30,8 @@ import Testing
 
     @Test(arguments: [(lbpPath, CCORE_CASCADE_LBP, 24, 20), (improvedPath, CCORE_CASCADE_LBP, 45, 19),
                       (haarPath, CCORE_CASCADE_HAAR, 24, 25)])
-    func loadsOpenCVsFrontalFaceFiles(path: String, type: ccore_cascade_features, window: UInt32, stages: UInt32) throws {
+    func loadsOpenCVsFrontalFaceFiles(path: String, type: ccore_cascade_features, window: UInt32,
+                                      stages: UInt32) throws {
         let (rc, cascade, message) = Self.load(path)
         #expect(rc == 0, "\(message)")
         let loaded = try #require(cascade)
@@ -127,7 +128,8 @@ import Testing
         #expect(ccore_face_detector_detect(det, image, 48, 36, 48, &params, &out, 200, &count) == 0)
         // Window origins 0, 2, ..., below 48-24 across and below 36-24 down: 12 x 6.
         #expect(count == 72)
-        #expect(out.prefix(Int(count)).allSatisfy { $0.width == 24 && $0.height == 24 && $0.x % 2 == 0 && $0.y % 2 == 0 })
+        let hits = out.prefix(Int(count))
+        #expect(hits.allSatisfy { $0.width == 24 && $0.height == 24 && $0.x % 2 == 0 && $0.y % 2 == 0 })
 
         // Clustered, those overlapping hits become one box.
         params.min_neighbours = 3

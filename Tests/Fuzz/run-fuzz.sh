@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Fuzzes the Y4M / MJPEG readers and the per-frame path with libFuzzer under
-# AddressSanitizer and UndefinedBehaviorSanitizer.
-# Usage: Tests/Fuzz/run-fuzz.sh [SECONDS]   (default 120)
+# Fuzzes the Y4M / MJPEG readers and the per-frame path, then the cascade XML
+# loader and face detector, with libFuzzer under AddressSanitizer and
+# UndefinedBehaviorSanitizer.
+# Usage: Tests/Fuzz/run-fuzz.sh [SECONDS]   (default 120, per target)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds="${1:-120}"
@@ -20,3 +21,11 @@ clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-san
     -ICCore/include CCore/src/*.c Tests/Fuzz/fuzz_videofile.c -lturbojpeg -lm -lpthread -o "$out/fuzz_videofile"
 "$out/fuzz_videofile" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$out/" "$out/corpus"
+
+# Cascade XML: seeded with OpenCV's own LBP frontal-face file (opencv-data).
+mkdir -p "$out/cascade-corpus"
+cp /usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml "$out/cascade-corpus/seed-lbp.xml"
+clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -ICCore/include CCore/src/*.c Tests/Fuzz/fuzz_cascade.c -lturbojpeg -lfftw3f -lm -lpthread -o "$out/fuzz_cascade"
+"$out/fuzz_cascade" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$out/cascade-" "$out/cascade-corpus"

@@ -71,7 +71,9 @@ int ccore_face_detector_create(const ccore_cascade *cascade, uint32_t max_width,
 void ccore_face_detector_destroy(ccore_face_detector *detector);
 
 /** Finds faces in an 8-bit luma plane. Writes up to `max_out` faces, largest
- *  first, and their number to `*count`. Allocates nothing. An image larger
+ *  first, and their number to `*count`. Allocates nothing: raw window hits
+ *  beyond 8192 per call (far more than any real frame gives) are dropped,
+ *  those for the largest face sizes, scanned last, first. An image larger
  *  than the detector's maximum -> -E2BIG; bad parameters -> -EINVAL (see the
  *  error message). */
 int ccore_face_detector_detect(ccore_face_detector *detector, const uint8_t *luma, uint32_t width, uint32_t height,

@@ -59,11 +59,12 @@ package final class FaceDetector {
         guard width > 0, height > 0, rowBytes >= width, let base = luma.baseAddress,
               luma.count >= rowBytes * (height - 1) + width
         else {
-            throw CoreError(code: -EINVAL,
-                            message: "luma buffer of \(luma.count) bytes does not hold \(width)x\(height) at stride \(rowBytes)")
+            let want = "\(width)x\(height) at stride \(rowBytes)"
+            throw CoreError(code: -EINVAL, message: "luma buffer of \(luma.count) bytes does not hold \(want)")
         }
         guard width <= maxWidth, height <= maxHeight else {
-            throw CoreError(code: -E2BIG, message: "image \(width)x\(height) exceeds the detector's \(maxWidth)x\(maxHeight)")
+            throw CoreError(code: -E2BIG,
+                            message: "image \(width)x\(height) exceeds the detector's \(maxWidth)x\(maxHeight)")
         }
         let sizes = [minFaceSize ?? 0, maxFaceSize ?? 0, minNeighbours]
         guard sizes.allSatisfy({ $0 >= 0 && $0 <= Int(UInt32.max) }) else {

@@ -38,13 +38,12 @@ package struct LumaImage: Sendable, Equatable {
         var image = ccore_image()
         try decoder.check(ccore_jpeg_decode(decoder.raw, bytes, bytes.count, 1, &image))
         let w = Int(image.width), h = Int(image.height), stride = Int(image.stride0)
-        var pixels = [UInt8](repeating: 0, count: w * h)
-        pixels.withUnsafeMutableBufferPointer { out in
-            for row in 0..<h {
-                UnsafeMutableRawPointer(out.baseAddress! + row * w)
-                    .copyMemory(from: image.plane0 + row * stride, byteCount: w)
-            }
+        guard let luma = image.plane0, w > 0, h > 0, stride >= w else {
+            throw CoreError(code: CoreError.corrupt, message: "JPEG decoder returned no luma plane")
         }
+        var pixels = [UInt8]()
+        pixels.reserveCapacity(w * h)
+        for row in 0..<h { pixels.append(contentsOf: UnsafeBufferPointer(start: luma + row * stride, count: w)) }
         self.init(width: w, height: h, pixels: pixels)
     }
 }
@@ -57,7 +56,8 @@ private final class JpegDecoder {
         var handle: OpaquePointer?
         let rc = ccore_jpeg_create(maxWidth, maxHeight, &handle)
         guard rc == 0, let handle else {
-            throw CoreError(code: rc, message: "JPEG decoder for \(maxWidth)x\(maxHeight): \(String(cString: ccore_error_string(rc)))")
+            let reason = String(cString: ccore_error_string(rc))
+            throw CoreError(code: rc, message: "JPEG decoder for \(maxWidth)x\(maxHeight): \(reason)")
         }
         raw = handle
     }

@@ -79,16 +79,36 @@ import Testing
         #expect(small.count == 1 && (small.first?.width ?? .max) <= 110)
     }
 
+    @Test func oneDetectorServesImagesOfAnySizeAndStride() throws {
+        let detector = try FaceDetector(maxWidth: 640, maxHeight: 480)
+        let thumb = try Self.image("astronaut-320x240.jpg"), pair = try Self.image("two-faces.jpg")
+        let first = try detector.detect(luma: thumb.pixels, width: 320, height: 240)
+        #expect(first.count == 1)
+        #expect(try detector.detect(luma: pair.pixels, width: pair.width, height: pair.height).count == 2)
+        // Scratch left over from the larger image must not leak into the next answer.
+        #expect(try detector.detect(luma: thumb.pixels, width: 320, height: 240) == first)
+        // The same pixels inside wider rows (stride 400, padding noise) give the same faces.
+        var strided = [UInt8](repeating: 0, count: 400 * 240)
+        for y in 0..<240 {
+            for x in 0..<400 {
+                strided[y * 400 + x] = x < 320 ? thumb.pixels[y * 320 + x] : UInt8((x * 31 + y * 7) & 255)
+            }
+        }
+        #expect(try detector.detect(luma: strided, width: 320, height: 240, stride: 400) == first)
+    }
+
     @Test func badInputIsAClearError() throws {
         #expect { try FaceDetector(cascadePath: "/nonexistent/cascade.xml") } throws: { error in
             guard let error = error as? CoreError else { return false }
             return error.code == -ENOENT && error.message.contains("opencv-data")
         }
         let detector = try FaceDetector(maxWidth: 320, maxHeight: 240)
-        #expect(throws: CoreError(code: -EINVAL, message: "luma buffer of 100 bytes does not hold 320x240 at stride 320")) {
+        let tooSmall = CoreError(code: -EINVAL, message: "luma buffer of 100 bytes does not hold 320x240 at stride 320")
+        #expect(throws: tooSmall) {
             try detector.detect(luma: [UInt8](repeating: 0, count: 100), width: 320, height: 240)
         }
-        #expect { try detector.detect(luma: [UInt8](repeating: 0, count: 640 * 480), width: 640, height: 480) } throws: {
+        let vga = [UInt8](repeating: 0, count: 640 * 480)
+        #expect { try detector.detect(luma: vga, width: 640, height: 480) } throws: {
             ($0 as? CoreError)?.code == -E2BIG
         }
         #expect { try detector.detect(luma: [UInt8](repeating: 0, count: 320 * 240), width: 320, height: 240,
