@@ -69,11 +69,13 @@ package struct FaceTracker: Sendable {
         size = newSize
         let boxCentre = SIMD2(box.centerX, box.centerY), boxSize = SIMD2(box.width, box.height)
         let width = max(box.width, 1e-6)
-        let placeCentre = Self.gap(newCentre, boxCentre) / width > configuration.centreDeadband
-            ? newCentre : boxCentre
-        let placeSize = Self.gap(newSize, boxSize) / width > configuration.sizeDeadband ? newSize : boxSize
-        let placed = NormalizedRect(x: placeCentre.x - placeSize.x / 2, y: placeCentre.y - placeSize.y / 2,
-                                    width: placeSize.x, height: placeSize.y)
+        let moveCentre = Self.gap(newCentre, boxCentre) / width > configuration.centreDeadband
+        let resize = Self.gap(newSize, boxSize) / width > configuration.sizeDeadband
+        let placeCentre = moveCentre ? newCentre : boxCentre, placeSize = resize ? newSize : boxSize
+        let placed = moveCentre || resize
+            ? NormalizedRect(x: placeCentre.x - placeSize.x / 2, y: placeCentre.y - placeSize.y / 2,
+                             width: placeSize.x, height: placeSize.y)
+            : box
         track = Track(box: placed, faceCount: detections.count, lastSeen: time)
         return track
     }

@@ -19,14 +19,15 @@ package struct RegionGlide: Sendable {
     /// Moves towards `target` for the frame at `time`; returns the new box when
     /// it moved enough to publish, nil otherwise. A nil target clears the box.
     package mutating func advance(towards target: NormalizedRect?, at time: Double) -> NormalizedRect?? {
-        defer { lastTime = time }
         guard let target else {
             guard box != nil else { return nil }
-            box = nil
+            reset()
             return .some(nil)
         }
+        // Time since the last published step: a held-back move keeps growing until it is worth publishing.
         guard let current = box, let last = lastTime else {
             box = target
+            lastTime = time
             return .some(target)
         }
         let weight = Float(min(1, max(0, time - last) / timeConstant))
@@ -42,6 +43,7 @@ package struct RegionGlide: Sendable {
             return nil
         }
         box = remaining / max(current.width, 1e-6) < minimumStep ? target : next
+        lastTime = time
         return .some(box)
     }
 

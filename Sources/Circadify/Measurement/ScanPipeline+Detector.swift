@@ -6,7 +6,7 @@ extension ScanPipeline {
         throws(CircadifyError) -> ScanPipeline {
         let detector: FaceDetector
         do {
-            detector = try FaceDetector(maxWidth: 320, maxHeight: 320)
+            detector = try FaceDetector(maxWidth: ScanPipeline.thumbnailWidth, maxHeight: ScanPipeline.thumbnailWidth)
         } catch {
             throw .processingFailed("the face detector is not available: \(error.message)")
         }
