@@ -13,7 +13,7 @@
 package struct FaceTracker: Sendable {
     package struct Configuration: Sendable {
         /// Weight of a new detection in the centre and in the size averages.
-        package var centreAveraging: Float = 0.7
+        package var centreAveraging: Float = 0.8
         package var sizeAveraging: Float = 0.12
         /// Drift of the averaged centre / size from the box, as a share of the face width, that moves it.
         package var centreDeadband: Float = 0.025

@@ -8,7 +8,7 @@
 /// worth publishing and is held back until it grows.
 package struct RegionGlide: Sendable {
     /// Time constant of the glide, seconds.
-    package var timeConstant = 0.12
+    package var timeConstant = 0.08
     /// Smallest move worth publishing, as a share of the face width.
     package var minimumStep: Float = 0.02
     package private(set) var box: NormalizedRect?

@@ -1,4 +1,3 @@
-import Foundation
 /// One measurement's moving parts between the capture thread and the signal
 /// pipeline: faces found on thumbnails steer the tracker, the regions glide
 /// after the tracked face, the skin mask is relearnt from the face's own
@@ -24,7 +23,6 @@ package final class ScanPipeline {
         return (width, frameWidth > 0 ? (frameHeight * width / frameWidth) & ~1 : 0)
     }
 
-    private let debug = ProcessInfo.processInfo.environment["CIRCADIFY_DEBUG"] != nil
     private let detect: Detect
     private var tracker = FaceTracker()
     private var glide = RegionGlide()
@@ -86,7 +84,6 @@ package final class ScanPipeline {
            let centreY = faceCentreByGeneration[sample.regionGeneration], time >= measuringFrom ?? -.infinity {
             frames.append(SignalFrame(sample, faceCenterY: centreY))
         }
-        if debug, let b = layout?.face { print("F \(sample.sequence) \(b.x) \(b.y) \(b.width) \(b.height)") }
         guard let moved = glide.advance(towards: tracker.track?.box, at: time) else { return nil }
         layout = moved.map(FaceLayout.init(face:))
         return publish()
@@ -106,7 +103,6 @@ package final class ScanPipeline {
            let raw = FaceTracker.choose(from: lastDetections, current: track.box) {
             rawFaceCentreY = Double(raw.centerY)
         }
-        if debug, let d = lastDetections.first { print("D \(thumbnail.sequence) \(d.x) \(d.y) \(d.width) \(d.height)") }
         quality.observe(FaceObservation(thumbnail: thumbnail, detections: lastDetections,
                                         trackedFace: tracker.track?.box))
         return relearnSkin(at: time) && layout != nil ? publish() : nil
