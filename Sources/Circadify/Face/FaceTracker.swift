@@ -22,6 +22,12 @@ package struct FaceTracker: Sendable {
         package var jump: Float = 0.25
         /// How long a face the detector no longer finds is kept, seconds.
         package var gracePeriod: Double = 1.0
+        /// Detector calls in a row another face must win before the measurement moves to it, and
+        /// how long the tracked face must be missing before another one takes its place: a
+        /// detector's passing false hit (a large box around head and shoulders, say) must not
+        /// pull the regions away.
+        package var switchAfterWins = 3
+        package var switchAfterMissing: Double = 0.3
         package init() {}
     }
 
@@ -40,6 +46,8 @@ package struct FaceTracker: Sendable {
     /// Running averages of the tracked face's detections.
     private var centre: SIMD2<Float>?
     private var size: SIMD2<Float>?
+    /// Consecutive calls another face has beaten the tracked one.
+    private var challengerWins = 0
 
     package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -49,8 +57,9 @@ package struct FaceTracker: Sendable {
     /// returns the face being measured, nil once it has been lost.
     @discardableResult
     package mutating func update(detections: [NormalizedRect], at time: Double) -> Track? {
-        guard let chosen = Self.choose(from: detections, current: track?.box) else {
+        guard let chosen = choose(from: detections, at: time) else {
             if let held = track, time - held.lastSeen > configuration.gracePeriod { reset() }
+            if var held = track { held.faceCount = detections.count; track = held }
             return track
         }
         let seenCentre = SIMD2(chosen.centerX, chosen.centerY), seenSize = SIMD2(chosen.width, chosen.height)
@@ -85,6 +94,28 @@ package struct FaceTracker: Sendable {
         track = nil
         centre = nil
         size = nil
+        challengerWins = 0
+    }
+
+    /// The detection to follow: the tracked face while it is seen, unless another
+    /// has beaten it `switchAfterWins` calls in a row; nil to hold the track.
+    private mutating func choose(from detections: [NormalizedRect], at time: Double) -> NormalizedRect? {
+        guard let best = Self.choose(from: detections, current: nil) else { return nil }
+        guard let current = track else { return best }
+        guard let same = Self.sameFace(as: current.box, in: detections) else {
+            // The tracked face is not seen: hold it a moment before taking another.
+            return time - current.lastSeen >= configuration.switchAfterMissing ? best : nil
+        }
+        challengerWins = Self.choose(from: detections, current: current.box) == same ? 0 : challengerWins + 1
+        guard challengerWins >= configuration.switchAfterWins else { return same }
+        challengerWins = 0
+        return best
+    }
+
+    /// The detection overlapping `box` most, if it overlaps enough to be the same face.
+    static func sameFace(as box: NormalizedRect, in detections: [NormalizedRect]) -> NormalizedRect? {
+        detections.filter { $0.intersectionOverUnion(box) > 0.3 }
+            .max { $0.intersectionOverUnion(box) < $1.intersectionOverUnion(box) }
     }
 
     /// The largest, most central face; the tracked one keeps its place unless
@@ -96,9 +127,7 @@ package struct FaceTracker: Sendable {
             return r.area * (1 - 0.5 * offCentre)
         }
         guard let best = detections.max(by: { score($0) < score($1) }) else { return nil }
-        if let current, let same = detections.max(by: {
-            $0.intersectionOverUnion(current) < $1.intersectionOverUnion(current)
-        }), same.intersectionOverUnion(current) > 0.3, score(same) >= 0.8 * score(best) {
+        if let current, let same = sameFace(as: current, in: detections), score(same) >= 0.8 * score(best) {
             return same
         }
         return best

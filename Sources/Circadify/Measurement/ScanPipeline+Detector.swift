@@ -11,10 +11,24 @@ extension ScanPipeline {
             throw .processingFailed("the face detector is not available: \(error.message)")
         }
         return ScanPipeline(quality: quality) { thumbnail throws(CoreError) in
-            try detector.detect(luma: thumbnail.pixels, width: thumbnail.width, height: thumbnail.height).map {
+            let faces = try detector.detect(luma: thumbnail.pixels, width: thumbnail.width, height: thumbnail.height)
+            return Self.withoutEnclosingBoxes(faces).map {
                 NormalizedRect(x: Float($0.x) / Float(thumbnail.width), y: Float($0.y) / Float(thumbnail.height),
                                width: Float($0.width) / Float(thumbnail.width),
                                height: Float($0.height) / Float(thumbnail.height))
+            }
+        }
+    }
+
+    /// Drops a box that holds a face under half its size: a face cannot contain
+    /// another face, but the frontal cascade sometimes takes a small person's head
+    /// and shoulders for one large face around their real one.
+    static func withoutEnclosingBoxes(_ faces: [DetectedFace]) -> [DetectedFace] {
+        faces.filter { outer in
+            !faces.contains { inner in
+                inner.width * 2 <= outer.width
+                    && inner.x >= outer.x && inner.y >= outer.y
+                    && inner.x + inner.width <= outer.x + outer.width && inner.y + inner.height <= outer.y + outer.height
             }
         }
     }

@@ -100,7 +100,7 @@ package final class ScanPipeline {
             throw .processingFailed("face detection failed: \(error.message)")
         }
         if let track = tracker.update(detections: lastDetections, at: time), track.lastSeen == time,
-           let raw = FaceTracker.choose(from: lastDetections, current: track.box) {
+           let raw = FaceTracker.sameFace(as: track.box, in: lastDetections) {
             rawFaceCentreY = Double(raw.centerY)
         }
         quality.observe(FaceObservation(thumbnail: thumbnail, detections: lastDetections,

@@ -26,12 +26,16 @@ enum QualityThresholds {
     /// near the edge leave the picture with small head moves, and lens vignetting
     /// and distortion grow.
     static let centreOffset: Float = 0.20
-    /// A face under 20% of the frame height: at 640x480 a cheek region is then
-    /// ~15x15 pixels, too few to average the sensor noise below the pulse.
-    static let tooFarHeight: Float = 0.20
-    /// A face over 70% of the height: the forehead and chin are at the edge and a
-    /// small move takes regions out of the frame.
-    static let tooCloseHeight: Float = 0.70
+    /// Face heights are the detector's box, which stops short of the hairline
+    /// and the chin: about 0.85-0.9 of the whole face.
+    /// A box under 18% of the frame height (the face ~20%): at 640x480 a cheek
+    /// region is then ~15x15 pixels, too few to average the sensor noise below
+    /// the pulse. (Under ~10% the detector's 24-pixel window on a 320-wide
+    /// thumbnail no longer finds the face at all: then it is faceNotDetected.)
+    static let tooFarHeight: Float = 0.18
+    /// A box over 60% of the height (the face ~70%): the forehead and chin are at
+    /// the edge and a small move takes regions out of the frame.
+    static let tooCloseHeight: Float = 0.60
     /// Face box width over height (in pixels) under 0.6: a frontal box is ~0.8, so
     /// the head is turned by ~40 degrees or more and one cheek is foreshortened.
     static let turnedAwayAspect = 0.6

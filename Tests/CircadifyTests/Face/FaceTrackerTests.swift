@@ -66,6 +66,37 @@ import Testing
         }
     }
 
+    @Test func aPassingFalseHitDoesNotTakeOverButALastingFaceDoes() {
+        var tracker = FaceTracker()
+        let small = NormalizedRect(x: 0.45, y: 0.4, width: 0.1, height: 0.13)
+        let large = NormalizedRect(x: 0.25, y: 0.15, width: 0.5, height: 0.65)
+        tracker.update(detections: [small], at: 0)
+        #expect(tracker.update(detections: [small, large], at: 0.1)?.box == small)
+        #expect(tracker.update(detections: [small], at: 0.2)?.box == small)
+        // Three calls in a row: the larger, central face is the one to measure.
+        tracker.update(detections: [small, large], at: 0.3)
+        tracker.update(detections: [small, large], at: 0.4)
+        #expect(tracker.update(detections: [small, large], at: 0.5)?.box == large)
+    }
+
+    @Test func anotherFaceTakesOverOnlyOnceTheTrackedOneIsMissing() {
+        var tracker = FaceTracker()
+        let other = NormalizedRect(x: 0.05, y: 0.1, width: 0.2, height: 0.26)
+        tracker.update(detections: [face], at: 0)
+        #expect(tracker.update(detections: [other], at: 0.1)?.box == face)
+        #expect(tracker.update(detections: [other], at: 0.4)?.box == other)
+    }
+
+    @Test func aBoxAroundAFaceHalfItsSizeIsDropped() {
+        let face = DetectedFace(x: 100, y: 60, width: 30, height: 30, neighbours: 9)
+        let shoulders = DetectedFace(x: 80, y: 40, width: 80, height: 80, neighbours: 4)
+        let neighbour = DetectedFace(x: 200, y: 50, width: 70, height: 70, neighbours: 6)
+        #expect(ScanPipeline.withoutEnclosingBoxes([shoulders, neighbour, face]) == [neighbour, face])
+        // Overlapping but not enclosing, or not twice the size: both kept.
+        let beside = DetectedFace(x: 120, y: 60, width: 40, height: 40, neighbours: 5)
+        #expect(ScanPipeline.withoutEnclosingBoxes([beside, face]) == [beside, face])
+    }
+
     @Test func resetForgetsTheFace() {
         var tracker = FaceTracker()
         tracker.update(detections: [face], at: 0)

@@ -39,13 +39,55 @@ struct QualityReplay {
     static func run(_ scenario: String, seed: UInt32 = 1, duration: Float = 5, fps: Float = 0,
                     configuration: QualityMonitor.Configuration = .init(reportsCameraTuning: false),
                     detections: (@Sendable (Double, [NormalizedRect]) -> [NormalizedRect])? = nil) async throws -> Run {
+        try await onOwnThread {
+            try replay(scenario, seed: seed, duration: duration, fps: fps, configuration: configuration,
+                       detections: detections)
+        }
+    }
+
+    /// As `run`, but the faces come from the real detector and tracker inside the
+    /// scan pipeline, which also places the regions: the monitor as a scan runs it.
+    static func runThroughPipeline(_ scenario: String, seed: UInt32 = 1, duration: Float = 5) async throws -> Run {
+        try await onOwnThread {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-quality-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let clip = try render(scenario, seed: seed, duration: duration, fps: 0, into: folder)
+            let truth = try GroundTruthFile.load(clip.truth)
+            let replay = try FileReplay(path: clip.video.path, fps: UInt32(truth.fps.rounded()),
+                                        thumbnailWidth: ScanPipeline.thumbnailWidth,
+                                        thumbnailEvery: ScanPipeline.thumbnailEvery)
+            let pipeline = try ScanPipeline.withFaceDetector(quality: .init(reportsCameraTuning: false))
+            var run = Run(truth: truth)
+            var pending: RegionSet?
+            while let sample = try replay.next(regions: pending) {
+                pending = pipeline.consume(sample)
+                let time = Double(sample.timestampNanoseconds) / 1e9
+                guard sample.flags.contains(.thumbnail), let thumbnail = replay.takeThumbnail() else { continue }
+                if let relearnt = try pipeline.consume(thumbnail: thumbnail, at: time) { pending = relearnt }
+                let report = pipeline.qualityReport()
+                run.raised += report.raised.map { ($0.kind, time) }
+                run.statuses.append((report.status.code, time))
+                run.final = report
+            }
+            return run
+        }
+    }
+
+    /// Seconds of C rendering and replay must not hold one of the concurrency pool's threads.
+    private static func onOwnThread(_ work: @escaping @Sendable () throws -> Run) async throws -> Run {
         try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result {
-                    try replay(scenario, seed: seed, duration: duration, fps: fps, configuration: configuration,
-                               detections: detections)
-                })
-            }.start()
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
+    private static func render(_ scenario: String, seed: UInt32, duration: Float, fps: Float,
+                               into folder: URL) throws -> (video: URL, truth: URL) {
+        try ClipRenderer.render(scenario: scenario, seed: seed, into: folder, name: scenario) { options in
+            options.width = 320
+            options.height = 240
+            options.duration_s = duration
+            options.fps = fps
         }
     }
 
@@ -55,12 +97,7 @@ struct QualityReplay {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-quality-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let clip = try ClipRenderer.render(scenario: scenario, seed: seed, into: folder, name: scenario) { options in
-            options.width = 320
-            options.height = 240
-            options.duration_s = duration
-            options.fps = fps
-        }
+        let clip = try render(scenario, seed: seed, duration: duration, fps: fps, into: folder)
         let truth = try GroundTruthFile.load(clip.truth)
         let replay = try FileReplay(path: clip.video.path, fps: UInt32(truth.fps.rounded()))
         var monitor = QualityMonitor(configuration: configuration)

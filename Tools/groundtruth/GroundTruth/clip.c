@@ -63,7 +63,7 @@ static const gt_scenario_def scenarios[GT_SCENARIO_COUNT] = {
             GTQ_CAMERA_SHAKE, "cameraShaking"),
     QUALITY(GT_OFF_CENTER, "off-center", "the face centred at 20% or 80% of the width", 0, 1, GTQ_OFF_CENTER,
             "notCentered"),
-    QUALITY(GT_TOO_FAR, "too-far", "small face: box 11% of the frame height", 0, 1, GTQ_TOO_FAR, "tooFar"),
+    QUALITY(GT_TOO_FAR, "too-far", "small face: box 16% of the frame height", 0, 1, GTQ_TOO_FAR, "tooFar"),
     QUALITY(GT_TOO_CLOSE, "too-close", "large face: box 82% of the frame height", 0, 1, GTQ_TOO_CLOSE, "tooClose"),
     QUALITY(GT_TURNED_AWAY, "turned-away", "head turned ~55 deg (photo squeezed to 55% and shifted)", 0, 1,
             GTQ_TURNED_AWAY, "turnedAway"),
@@ -279,7 +279,7 @@ static void place_for_quality(gt_clip *c, float *face_frac) {
     const float W = (float)c->opt.width, H = (float)c->opt.height;
     switch (c->sc->quality) {
     case GTQ_OFF_CENTER: c->anchor_x = W * (gt_uniform(&r) < 0.5 ? 0.20f : 0.80f); break;
-    case GTQ_TOO_FAR: *face_frac = 0.11f; break;
+    case GTQ_TOO_FAR: *face_frac = 0.16f; break; /* small, yet above the detector's 24-pixel window on a 320x240 thumbnail */
     case GTQ_TOO_CLOSE: *face_frac = 0.82f; break;
     /* A head turned by ~55 degrees shows its near side: the face's centre
      * moves towards the turned side by about a sixth of its width. */

@@ -45,7 +45,7 @@ typedef enum {
     GT_HEAD_MOVING = 16,   /* "head-moving": large, continuous head motion */
     GT_CAMERA_SHAKE = 17,  /* "camera-shake": the whole frame jitters by several pixels at 2-5 Hz */
     GT_OFF_CENTER = 18,    /* "off-center": the face well off the centre */
-    GT_TOO_FAR = 19,       /* "too-far": small face, 11% of the frame height */
+    GT_TOO_FAR = 19,       /* "too-far": small face, 16% of the frame height */
     GT_TOO_CLOSE = 20,     /* "too-close": face box 82% of the frame height */
     GT_TURNED_AWAY = 21,   /* "turned-away": a yawed head, approximated by a squeezed, shifted photo */
     GT_OCCLUDED = 22,      /* "occluded": a blue card over one cheek and part of the other, mid-clip */
