@@ -30,9 +30,11 @@ package final class ScanPipeline {
     private var skin = SkinToneModel.initial
     private var layout: FaceLayout?
     private var generation: UInt32 = 0
-    /// Face centre (raw detection, for the breathing motion) per region generation still in flight.
-    private var faceCentreByGeneration = [UInt32: Double]()
-    private var rawFaceCentreY: Double?
+    /// Region generations placed on a face (samples at others are not kept).
+    private var faceGenerations = Set<UInt32>()
+    /// The face's fine vertical position, for the breathing motion (`FaceVerticalMotion`).
+    private var motion = FaceVerticalMotion()
+    private var faceCentreY: Double?
     private var lastSkinUpdate = -Double.infinity
     private var measuringFrom: Double?
     private var quality: QualityMonitor
@@ -81,8 +83,8 @@ package final class ScanPipeline {
         let time = Double(sample.timestampNanoseconds) / 1e9
         quality.add(sample)
         if !sample.flags.contains(.noRegions), sample.regions.count == 3,
-           let centreY = faceCentreByGeneration[sample.regionGeneration], time >= measuringFrom ?? -.infinity {
-            frames.append(SignalFrame(sample, faceCenterY: centreY))
+           faceGenerations.contains(sample.regionGeneration), time >= measuringFrom ?? -.infinity {
+            frames.append(SignalFrame(sample, faceCenterY: faceCentreY))
         }
         guard let moved = glide.advance(towards: tracker.track?.box, at: time) else { return nil }
         layout = moved.map(FaceLayout.init(face:))
@@ -99,9 +101,11 @@ package final class ScanPipeline {
         } catch {
             throw .processingFailed("face detection failed: \(error.message)")
         }
-        if let track = tracker.update(detections: lastDetections, at: time), track.lastSeen == time,
-           let raw = FaceTracker.sameFace(as: track.box, in: lastDetections) {
-            rawFaceCentreY = Double(raw.centerY)
+        if let track = tracker.update(detections: lastDetections, at: time) {
+            faceCentreY = motion.update(thumbnail: thumbnail, box: track.box)
+        } else {
+            motion.reset()
+            faceCentreY = nil
         }
         quality.observe(FaceObservation(thumbnail: thumbnail, detections: lastDetections,
                                         trackedFace: tracker.track?.box))
@@ -113,6 +117,7 @@ package final class ScanPipeline {
     package func stopTracking() -> RegionSet? {
         tracker.reset()
         glide.reset()
+        motion.reset()
         guard layout != nil else { return nil }
         layout = nil
         return publish()
@@ -120,9 +125,9 @@ package final class ScanPipeline {
 
     private func publish() -> RegionSet {
         generation &+= 1
-        faceCentreByGeneration = faceCentreByGeneration.filter { $0.key &+ 16 > generation }
+        faceGenerations = faceGenerations.filter { $0 &+ 16 > generation }
         guard let layout else { return RegionSet(rects: [], skin: skin, generation: generation) }
-        faceCentreByGeneration[generation] = rawFaceCentreY ?? Double(layout.face.centerY)
+        faceGenerations.insert(generation)
         return RegionSet(rects: layout.regions, skin: skin, generation: generation)
     }
 

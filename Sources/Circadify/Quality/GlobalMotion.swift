@@ -89,7 +89,7 @@ enum GlobalMotion {
         return sums.map { Double($0) / Double(rows.count) }
     }
 
-    private static func rowMeans(_ t: LumaThumbnail, rows: Range<Int>, bands: [Range<Int>]) -> [Double] {
+    static func rowMeans(_ t: LumaThumbnail, rows: Range<Int>, bands: [Range<Int>]) -> [Double] {
         let n = Double(bands.reduce(0) { $0 + $1.count })
         return t.pixels.withUnsafeBufferPointer { px in
             rows.map { y in
@@ -106,7 +106,7 @@ enum GlobalMotion {
     /// Mean absolute difference of the mean-normalized profiles for every shift
     /// d in -r...r (index d + r): `moved`[i] against `reference`[i - d], over the
     /// inner part both cover. Nil when the background is flat (nothing to match).
-    private static func matchCosts(reference: [Double], moved: [Double], r: Int) -> [Double]? {
+    static func matchCosts(reference: [Double], moved: [Double], r: Int) -> [Double]? {
         let n = moved.count - 2 * r
         guard n >= 8 else { return nil }
         let inner = Array(moved[r..<(r + n)])

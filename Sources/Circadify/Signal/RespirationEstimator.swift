@@ -45,8 +45,9 @@ package enum RespirationEstimator {
         // Otherwise it is read as it is, since a moving head changes the frame's brightness too.
         let logLuma = trace.luma.map { log(max($0, 1e-3)) }
         let lightChanges = SignalMath.standardDeviation(logLuma) > 0.02
-        // A moving head under changing light spoils both readings.
-        if !(lightChanges && headMoves) {
+        // A head moving on purpose turns its skin through the light's shading at the pace of
+        // its moves, which reads as breathing: then only the pulse's own modulation counts.
+        if !headMoves {
             let green = (0..<trace.count).map { i in
                 log(max(trace.colors.reduce(0) { $0 + $1[i].y } / Double(max(trace.regionCount, 1)), 1e-3))
                     - (lightChanges ? logLuma[i] : 0)
