@@ -22,7 +22,7 @@ RUNS="${FACE_RUNS:-21}"
 CASCADES=("$@")
 [ ${#CASCADES[@]} -eq 0 ] && CASCADES=(/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml)
 
-say() { printf '==> %s\n' "$*" >&2; }
+source "$ROOT/Tools/bench/lib.sh"
 
 command -v swift >/dev/null || { echo "faces-vs-opencv.sh: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
 "$ROOT/Tools/setup.sh" python3 python3-venv
@@ -34,16 +34,7 @@ if ! { [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import numpy, cv2; cv
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check numpy "opencv-python-headless<5"
 fi
 
-say "swift build -c release (ccore-facebench, circadify-groundtruth)"
-mkdir -p "$SCRATCH"
-for product in ccore-facebench circadify-groundtruth; do
-    if ! swift build -c release --scratch-path "$SCRATCH" --product "$product" >"$SCRATCH/build-$product.log" 2>&1; then
-        cat "$SCRATCH/build-$product.log" >&2
-        echo "faces-vs-opencv.sh: build of $product failed" >&2
-        exit 1
-    fi
-done
-BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)"
+BIN="$(build_release "$SCRATCH" faces-vs-opencv.sh ccore-facebench circadify-groundtruth)"
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/faces-bench.XXXXXX")"
 trap 'rm -rf "$TMP"' EXIT

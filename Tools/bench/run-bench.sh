@@ -19,7 +19,7 @@ OUT="$SCRATCH/bench-results"
 SECS="${BENCH_SECONDS:-1.5}"
 FRAMES="${BENCH_FRAMES:-60}"
 
-say() { printf '==> %s\n' "$*" >&2; }
+source "$ROOT/Tools/bench/lib.sh"
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi; }
 apt_install() {
     say "apt-get install $*"
@@ -46,16 +46,7 @@ fi
 PY="$VENV/bin/python"
 
 # --- build -------------------------------------------------------------------
-say "swift build -c release (ccore-bench, ccore-testclip)"
-mkdir -p "$SCRATCH"
-for product in ccore-bench ccore-testclip; do
-    if ! swift build -c release --scratch-path "$SCRATCH" --product "$product" >"$SCRATCH/build-$product.log" 2>&1; then
-        cat "$SCRATCH/build-$product.log" >&2
-        echo "run-bench.sh: build of $product failed" >&2
-        exit 1
-    fi
-done
-BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)"
+BIN="$(build_release "$SCRATCH" run-bench.sh ccore-bench ccore-testclip)"
 
 # --- clips -------------------------------------------------------------------
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/ccore-bench.XXXXXX")"
