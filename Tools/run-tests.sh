@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # All tests: installs what they need, runs the unit tests (swift test), the
-# kernel-driver suite (the vivid V4L2 driver inside a QEMU guest) and the loopback
-# scan (a ground-truth clip through vivid into `circadify scan`), and closes with
-# one line counting them all.
+# kernel-driver suite (the vivid V4L2 driver inside a QEMU guest), the loopback
+# scan (a ground-truth clip through vivid into `circadify scan`) and the camera's
+# error paths through the same command, and closes with one line counting them all.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,7 +38,13 @@ Tests/Integration/run-scan-loopback.sh 2>&1 | tee "$log/scan.txt"
 scan_rc=${PIPESTATUS[0]}
 read -r scan_passed scan_failed < <(count_suite "$log/scan.txt" "$scan_rc")
 
+echo "== camera error paths (circadify scan --device against vivid in the guest)"
+Tests/Integration/run-scan-errors.sh 2>&1 | tee "$log/errors.txt"
+errors_rc=${PIPESTATUS[0]}
+read -r errors_passed errors_failed < <(count_suite "$log/errors.txt" "$errors_rc")
+
 echo "unit: $unit_passed passed, $unit_failed failed; vivid: $vivid_passed passed, $vivid_failed failed;" \
-    "scan: $scan_passed passed, $scan_failed failed"
-echo "total: $((unit_passed + vivid_passed + scan_passed)) passed, $((unit_failed + vivid_failed + scan_failed)) failed"
-[ "$unit_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ] && [ "$scan_rc" -eq 0 ]
+    "scan: $scan_passed passed, $scan_failed failed; camera errors: $errors_passed passed, $errors_failed failed"
+echo "total: $((unit_passed + vivid_passed + scan_passed + errors_passed)) passed," \
+    "$((unit_failed + vivid_failed + scan_failed + errors_failed)) failed"
+[ "$unit_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ] && [ "$scan_rc" -eq 0 ] && [ "$errors_rc" -eq 0 ]

@@ -77,7 +77,15 @@ ccore_access ccore_device_access(const char *path) {
         a.error = err;
         char grp[64];
         group_name(st.st_gid, grp, sizeof grp);
-        if (err == EACCES) {
+        if (err == EACCES && st.st_gid == 0) {
+            /* Joining root's group would hand out far more than the camera. */
+            a.status = CCORE_ACCESS_DENIED;
+            snprintf(a.reason, sizeof a.reason,
+                     "no read/write permission on %s (mode %04o, group 'root'): give it to the 'video' group with a "
+                     "udev rule (SUBSYSTEM==\"video4linux\", GROUP=\"video\", MODE=\"0660\"), then sudo usermod "
+                     "-aG video $USER and log in again",
+                     path, (unsigned)(st.st_mode & 07777));
+        } else if (err == EACCES) {
             a.status = CCORE_ACCESS_DENIED;
             snprintf(a.reason, sizeof a.reason,
                      "no read/write permission on %s (mode %04o, group '%s'): add the user to the '%s' group "

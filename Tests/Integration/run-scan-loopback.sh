@@ -3,7 +3,8 @@
 # known heart rate, plays it into vivid's output->capture loopback inside the QEMU guest
 # (scan-loopback.sh, vivid-feeder) and runs `circadify scan --device CAPTURE --duration S
 # --json` on the capture node; passes if the reported heart rate is within ±3 bpm of the
-# clip's mean heart rate.
+# clip's mean heart rate, and if the scan kept up with the camera: it must end within 20 s
+# more than the measurement (start, settling), not fall ever further behind.
 #
 #   Tests/Integration/run-scan-loopback.sh [--hr BPM] [--seed N] [--duration S]
 #
@@ -72,17 +73,27 @@ info "clip: $clip (still, seed $seed, ${clip_seconds} s, mean heart rate $truth_
 
 # --- scan in the guest ----------------------------------------------------------------------
 out=$(mktemp "${TMPDIR:-/tmp}/$name.XXXXXX")
-trap 'rm -f "$out"' EXIT
-rc=0
+err=$(mktemp "${TMPDIR:-/tmp}/$name.XXXXXX")
+trap 'rm -f "$out" "$err"' EXIT
+# stdout (the JSON) to $out; stderr shown as it comes and kept in $err for the timing.
+set +e
 VM_TIMEOUT=${VM_TIMEOUT:-$((duration * 4 + 180))} \
     Tools/vm/run-in-guest.sh -- Tests/Integration/scan-loopback.sh "$clip" -- \
-    "$circadify" scan --device @CAPTURE@ --duration "$duration" --json >"$out" || rc=$?
+    "$circadify" scan --device @CAPTURE@ --duration "$duration" --json 2>&1 >"$out" | tee "$err" >&2
+rc=${PIPESTATUS[0]}
+set -e
 case $rc in
 124) finish fail "the guest timed out (VM_TIMEOUT)" ;;
 125) finish fail "the VM harness failed (see its messages above)" ;;
 3) finish fail "vivid-feeder failed (see its messages above)" ;;
 esac
 info "scan exit status $rc, stdout: $(head -c 600 "$out")"
+scan_seconds=$(sed -n 's/^scan-loopback: the command took \([0-9.]*\) s$/\1/p' "$err" | tail -1)
+[[ -n $scan_seconds ]] || finish fail "the guest did not report how long the scan took"
+info "the scan took $scan_seconds s for a $duration s measurement"
+if awk -v t="$scan_seconds" -v d="$duration" 'BEGIN { exit !(t > d + 20) }'; then
+    finish fail "the scan took $scan_seconds s for a $duration s measurement: it fell behind the camera"
+fi
 
 # --- check ----------------------------------------------------------------------------------
 verdict=$(python3 - "$out" "$truth_hr" "$rc" <<'PY'

@@ -8,8 +8,8 @@
 # `@CAPTURE@` in CMD's arguments becomes the capture node (also in $CAPTURE), e.g.
 #   scan-loopback.sh clip.y4m -- circadify scan --device @CAPTURE@ --duration 20 --json
 # CMD starts S seconds (default 3) after the feed is ready; its stdout is ours. The feeder's
-# messages and summary go to stderr. Exit status: CMD's; 3 if the feeder failed to start or
-# died while CMD ran; 2 on bad arguments.
+# messages and summary, and `scan-loopback: the command took N s`, go to stderr. Exit status:
+# CMD's; 3 if the feeder failed to start or died while CMD ran; 2 on bad arguments.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -76,7 +76,9 @@ for a in "$@"; do args+=("${a//@CAPTURE@/$capture}"); done
 export CAPTURE=$capture
 say "running: ${args[*]}"
 rc=0
+started=$(date +%s.%N)
 "${args[@]}" || rc=$?
+say "the command took $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 
 if ! kill -0 "$feeder_pid" 2>/dev/null; then
     wait "$feeder_pid" && frc=0 || frc=$?

@@ -9,6 +9,8 @@ enum AccessAdvice {
             return []
         case .denied:
             let group = owningGroup(path) ?? "video"
+            // Joining root's group would hand out far more than the camera.
+            if group == "root" { return rootOwnedNode }
             return [
                 "fix: add your user to the '\(group)' group, then log out and back in:",
                 "       sudo usermod -aG \(group) $USER",
@@ -26,6 +28,16 @@ enum AccessAdvice {
             return ["fix: plug the camera in or load its driver; `ls /dev/video*` should show the node"]
         }
     }
+
+    /// A node only root may open (no udev rule gave it a group): give it to 'video' first.
+    private static let rootOwnedNode = [
+        "fix: give the camera to the 'video' group with a udev rule, e.g. in",
+        "     /etc/udev/rules.d/70-camera.rules:",
+        "       SUBSYSTEM==\"video4linux\", GROUP=\"video\", MODE=\"0660\"",
+        "     then: sudo udevadm control --reload && sudo udevadm trigger",
+        "     and add your user to that group, then log out and back in:",
+        "       sudo usermod -aG video $USER",
+    ]
 
     /// The name of the group owning the node, when there is one.
     private static func owningGroup(_ path: String) -> String? {

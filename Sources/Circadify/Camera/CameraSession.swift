@@ -47,6 +47,13 @@ package actor CameraSession {
     private var measurement: Measurement?
     private var lastFace: CircadifyScanFace?
     private var lastStatus: ValidationStatus?
+    /// The newest thumbnail taken, until the sample loop reaches its frame.
+    private var thumbnail: LumaThumbnail?
+    private var lastSequence: UInt64 = 0
+    /// Media time of the last face detection, seconds.
+    private var lastDetection = -Double.infinity
+    /// 0.1 s less a 30 fps camera's jitter.
+    private static let detectionInterval = 0.09
     private var frameAspect = 4.0 / 3.0
 
     private struct Measurement {
@@ -85,6 +92,9 @@ package actor CameraSession {
             throw CircadifyError(error, reading: .device(devicePath))
         }
         source = opened
+        self.thumbnail = nil
+        lastSequence = 0
+        lastDetection = -.infinity
         frameAspect = opened.format.height > 0 ? Double(opened.format.width) / Double(opened.format.height) : frameAspect
         timedOut = false
         watchdog = Self.watch(opened, timeout: limits.frameTimeout) { [weak self] in await self?.frameTimeout() }
@@ -167,7 +177,25 @@ package actor CameraSession {
         }
         // Faces are looked for whenever the camera runs: the quality warnings
         // need them while framing too, and a call costs a few milliseconds.
-        if sample.flags.contains(.thumbnail), let source, let thumbnail = await source.takeThumbnail() {
+        // About ten a second whatever the camera's rate (a thumbnail every 3rd
+        // frame is twenty a second at 60 fps).
+        if thumbnail == nil, sample.flags.contains(.thumbnail), let source,
+           time - lastDetection >= Self.detectionInterval || time < lastDetection {
+            thumbnail = await source.takeThumbnail()
+        }
+        // When this loop runs behind the camera (a slow machine) the newest
+        // thumbnail is of a later frame: it waits until that frame's sample,
+        // so the face is placed at its own time, and the thumbnails published
+        // meanwhile are skipped. The detector then runs as often as the
+        // machine allows instead of the loop falling ever further behind.
+        // (A driver that restarts its frame count would strand it: dropped.)
+        if let held = thumbnail, held.sequence > sample.sequence, sample.sequence < lastSequence {
+            thumbnail = nil
+        }
+        lastSequence = sample.sequence
+        if let thumbnail, thumbnail.sequence <= sample.sequence, let source {
+            self.thumbnail = nil
+            lastDetection = time
             do {
                 if let regions = try pipeline.consume(thumbnail: thumbnail, at: time) {
                     try await source.setRegions(regions)
