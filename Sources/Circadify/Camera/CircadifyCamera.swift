@@ -85,6 +85,14 @@ public final class CircadifyCamera {
         Task { await session.stop() }
     }
 
+    /// Stops as `stop()` does and returns once the camera is released and its
+    /// controls restored (for callers that reopen it, or exit, right after).
+    package func release() async {
+        guard let session else { return }
+        stop()
+        await session.stop()
+    }
+
     /// Begins updating `scanFace` (the preview's guide does this on its own).
     public func startFaceTracking() {
         trackingRequested = true

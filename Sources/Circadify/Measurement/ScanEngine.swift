@@ -57,18 +57,36 @@ package enum ScanEngine {
                                             pipeline: try ScanPipeline.withFaceDetector(quality: .init(reportsCameraTuning: false)),
                                             report: reporter)
         case .device(let path):
-            let session = try CameraSession(devicePath: path, mirrored: false)
-            try await session.start()
-            do {
-                frames = try await session.measure(duration: request.duration, progress: progress)
-            } catch {
-                await session.stop()
-                throw error
-            }
-            await session.stop()
+            frames = try await measure(device: path, duration: request.duration, progress: progress)
         }
         if Task.isCancelled { throw .cancelled }
         progress(ScanProgress(phase: .analyzing, elapsed: request.duration, total: request.duration))
         return try ScanOutcome.result(frames: frames, analyzer: VitalsAnalyzer())
+    }
+
+    /// A measurement on the SDK's own camera object, as an app's would run:
+    /// opened through `CircadifyCamera` (its access checks and errors), measured
+    /// on its session, released (controls restored) before returning.
+    @MainActor
+    private static func measure(device path: String, duration: Double,
+                                progress: @escaping @Sendable (ScanProgress) -> Void)
+        async throws(CircadifyError) -> [SignalFrame] {
+        let camera = CircadifyCamera(devicePath: path, position: .back)
+        do {
+            try await camera.start()
+        } catch let error as CircadifyError {
+            throw error
+        } catch {
+            throw .unknown("\(error)")
+        }
+        guard let session = camera.session else { throw .captureFailed("\(path) stopped as soon as it started") }
+        do {
+            let frames = try await session.measure(duration: duration, progress: progress)
+            await camera.release()
+            return frames
+        } catch {
+            await camera.release()
+            throw error
+        }
     }
 }
