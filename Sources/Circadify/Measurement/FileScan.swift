@@ -62,8 +62,11 @@ package enum FileScan {
         }
         guard covered >= duration - frameStep / 2 else {
             let seconds = (covered * 10).rounded(.down) / 10
-            throw .captureFailed("\(path) holds only \(seconds) s of video, less than the \(Int(duration)) s scan; "
-                                 + "pass --duration \(Int(seconds)) or less to scan what there is")
+            let advice = seconds >= ScanOutcome.minimumFaceSeconds
+                ? "pass --duration \(Int(seconds)) or less to scan what there is"
+                : "a scan needs at least \(Int(ScanOutcome.minimumFaceSeconds)) s"
+            let asked = duration.rounded() == duration ? "\(Int(duration))" : "\(duration)"
+            throw .captureFailed("\(path) holds only \(seconds) s of video, less than the \(asked) s scan; \(advice)")
         }
         return pipeline.frames
     }

@@ -26,8 +26,9 @@ package final class ScanReporter {
         return true
     }
 
-    package func send(elapsed: Double, pipeline: ScanPipeline?) {
-        if phase == .measuring, let pipeline { readout.update(frames: pipeline.frames, analyzer: analyzer) }
+    /// Reports `elapsed` seconds of measurement; the live readout is taken from `pipeline`'s frames.
+    package func send(elapsed: Double, pipeline: ScanPipeline) {
+        if phase == .measuring { readout.update(frames: pipeline.frames, analyzer: analyzer) }
         progress(ScanProgress(phase: phase, elapsed: min(max(elapsed, 0), total), total: total,
                               pulseWave: phase == .measuring ? readout.pulseWave : [],
                               heartRate: phase == .measuring ? readout.heartRate : nil, hints: hints))

@@ -71,10 +71,16 @@ import Testing
         defer { clip.cleanUp() }
         let run = try await CLIProcess.run(["scan", "--json", "--input", clip.video.path, "--duration", "30"])
         let object = try CLIProcess.jsonObject(run)
-        let name = object["error"] as? String
-        #expect(name == "captureFailed" || name == "processingFailed", "\(run.stdout)")
-        #expect(run.status == (name == "captureFailed" ? 30 : 60))
-        #expect((object["message"] as? String)?.contains("--duration") == true, "\(run.stdout)")
+        #expect(object["error"] as? String == "captureFailed", "\(run.stdout)")
+        #expect(run.status == 30)
+        #expect((object["message"] as? String)?.contains("holds only 6.0 s") == true, "\(run.stdout)")
+        #expect((object["message"] as? String)?.contains("pass --duration 6 or less") == true, "\(run.stdout)")
+        // Too short for any scan: it says so instead of suggesting a duration under the minimum.
+        let tiny = try await Clip.render("still", seconds: 3)
+        defer { tiny.cleanUp() }
+        let short = try CLIProcess.jsonObject(
+            try await CLIProcess.run(["scan", "--json", "--input", tiny.video.path, "--duration", "10"]))
+        #expect((short["message"] as? String)?.contains("a scan needs at least 5 s") == true, "\(short)")
     }
 
     @Test func faceFreeVideoIsFaceNotDetected() async throws {
