@@ -43,6 +43,7 @@ package actor CameraSession {
     private var loop: Task<Void, Never>?
     private var watchdog: Task<Void, Never>?
     private var timedOut = false
+    private var started = false
     private var tracking = false
     private var measurement: Measurement?
     private var lastFace: CircadifyScanFace?
@@ -74,9 +75,12 @@ package actor CameraSession {
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
-    /// Opens the camera and starts streaming.
+    /// Opens the camera and starts streaming. A session runs once: after it
+    /// stops, open a new one.
     package func start() async throws(CircadifyError) {
         guard source == nil else { return }
+        guard !started else { throw .captureFailed("this camera session has already run; start a new one") }
+        started = true
         var configuration = FrameSourceConfiguration()
         let thumbnail = ScanPipeline.thumbnailSize(frameWidth: Int(configuration.width),
                                                    frameHeight: Int(configuration.height))
@@ -164,6 +168,7 @@ package actor CameraSession {
         finishMeasurement(.failure(failure ?? .cancelled))
         await clearFace()
         eventSink.yield(.ended(failure))
+        eventSink.finish()
     }
 
     private func handle(_ sample: FrameSample) async {

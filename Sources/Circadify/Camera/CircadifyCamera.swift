@@ -69,8 +69,9 @@ public final class CircadifyCamera {
         try await session.start()
         self.session = session
         isRunning = true
+        // Ends with the session's event stream, which ends when capture does.
         listener = Task { [weak self] in
-            for await event in session.events { self?.apply(event) }
+            for await event in session.events { self?.apply(event, from: session) }
         }
         if trackingRequested { await session.setTracking(true) }
     }
@@ -106,7 +107,9 @@ public final class CircadifyCamera {
         if let session { Task { await session.setTracking(false) } }
     }
 
-    private func apply(_ event: CameraEvent) {
+    private func apply(_ event: CameraEvent, from source: CameraSession) {
+        // A stopped session's last words must not touch the camera's next one.
+        guard source === session else { return }
         switch event {
         case .face(let face):
             scanFace = trackingRequested ? face : nil
