@@ -166,22 +166,31 @@ else
 fi
 kill -TERM "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
 
+# Starts the feed and `circadify scan --device` (output in $work/NAME.out/.err) and waits
+# until it is measuring: controls locked, then 3 s for the face. Sets scan_pid; on failure
+# records a FAIL for NAME (saying what the scan never did) and returns 1.
+scan_until_measuring() { # name what-comes-next
+    local name=$1 next=$2
+    start_feed || { fail "$name" "the feeder did not start"; return 1; }
+    "$circadify" scan --device "$capture" --duration 20 --json >"$work/$name.out" 2>"$work/$name.err" &
+    scan_pid=$!
+    background+=("$scan_pid")
+    if ! wait_locked "$scan_pid" 60; then
+        stop_feed
+        fail "$name" "the scan never locked the controls (gain_automatic stayed $(gain_auto))"
+        return 1
+    fi
+    sleep 3   # controls locked and a face in view: measuring by now
+    kill -0 "$scan_pid" 2>/dev/null || { stop_feed; fail "$name" "the scan ended before $next"; return 1; }
+}
+
 # --- sigint ---------------------------------------------------------------------------------
 sigint() {
     local before rc after
     before=$(gain_auto)
     [[ -n $before ]] || { fail sigint "vivid has no gain_automatic control to watch"; return; }
-    start_feed || { fail sigint "the feeder did not start"; return; }
-    "$circadify" scan --device "$capture" --duration 20 --json >"$work/sigint.out" 2>"$work/sigint.err" &
-    local pid=$!
-    background+=("$pid")
-    if ! wait_locked "$pid" 60; then
-        stop_feed
-        fail sigint "the scan never locked the controls (gain_automatic stayed $(gain_auto))"
-        return
-    fi
-    sleep 3   # controls locked and a face in view: measuring by now
-    kill -0 "$pid" 2>/dev/null || { stop_feed; fail sigint "the scan ended before the signal"; return; }
+    scan_until_measuring sigint "the signal" || return
+    local pid=$scan_pid
     local t0; t0=$(now)
     kill -INT "$pid"
     rc=0; timeout 30 tail --pid="$pid" -f /dev/null || rc=$?
@@ -207,17 +216,8 @@ sigint
 
 # --- disconnect -----------------------------------------------------------------------------
 disconnect() {
-    start_feed || { fail disconnect "the feeder did not start"; return; }
-    "$circadify" scan --device "$capture" --duration 20 --json >"$work/disconnect.out" 2>"$work/disconnect.err" &
-    local pid=$!
-    background+=("$pid")
-    if ! wait_locked "$pid" 60; then
-        stop_feed
-        fail disconnect "the scan never locked the controls"
-        return
-    fi
-    sleep 3
-    kill -0 "$pid" 2>/dev/null || { stop_feed; fail disconnect "the scan ended before the disconnect"; return; }
+    scan_until_measuring disconnect "the disconnect" || return
+    local pid=$scan_pid
     local t0; t0=$(now)
     if ! v4l2-ctl -d "$capture" --set-ctrl disconnect=1 >"$work/press.out" 2>&1; then
         stop_feed
