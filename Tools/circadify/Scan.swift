@@ -42,7 +42,7 @@ struct Scan: AsyncParsableCommand {
     @Flag(help: "Print only one JSON object on stdout: the result or the error.")
     var json = false
 
-    static let minimumDuration = 5.0
+    static let minimumDuration = ScanOutcome.minimumFaceSeconds
 
     func validate() throws {
         if device != nil, input != nil { throw ValidationError("give --device or --input, not both") }

@@ -5,7 +5,7 @@ import Foundation
 /// measured: no face → faceNotDetected, no usable pulse → qualityTooLow.
 package enum ScanOutcome {
     /// Seconds of tracked face a result needs (the analyzer's minimum).
-    package static let minimumFaceSeconds = 5.0
+    package static let minimumFaceSeconds = VitalsAnalyzer.Configuration().minimumDuration
 
     package static func result(frames: [SignalFrame], analyzer: VitalsAnalyzer,
                                now: Date = Date()) throws(CircadifyError) -> VitalSignsResult {
