@@ -47,11 +47,15 @@ struct ccore_source {
 
     pthread_t thread;
     int thread_started;
-    int wake_fd; /* eventfd that interrupts the capture thread's poll on stop */
+    int wake_fd;   /* eventfd that interrupts the capture thread's poll on stop */
+    int sample_fd; /* eventfd the capture thread signals for the consumer */
+    int ack_fd;    /* eventfd the consumer signals in lockstep replays */
+    _Atomic uint64_t acked;
     _Atomic int stop_requested;
     _Atomic int state;
     _Atomic int error;
     _Atomic uint64_t samples, overflows;
+    uint64_t pushed; /* capture thread only */
     _Atomic uint32_t controls_locked;
 
     /* V4L2 */

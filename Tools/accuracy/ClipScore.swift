@@ -93,15 +93,12 @@ enum ClipEvaluator {
     static func measure(video: URL, truth: GroundTruthFile, source: RegionSource) async throws -> [SignalFrame] {
         switch source {
         case .truth:
-            return try FileMeasurement.frames(
+            return try await FileMeasurement.frames(
                 path: video.path, fps: UInt32(truth.fps.rounded()), timestamps: truth.frameTimes
             ) { i in regions(truth, frame: i) }
         case .tracker:
-            let reporter = ScanReporter(total: truth.durationSeconds, analyzer: VitalsAnalyzer()) { _ in }
-            return try await FileScan.run(path: video.path, fps: UInt32(truth.fps.rounded()),
-                                          duration: truth.durationSeconds, timestamps: truth.frameTimes,
-                                          pipeline: ScanPipeline.withFaceDetector(quality: .init(reportsCameraTuning: false)),
-                                          report: reporter)
+            return try await ScanSession.measureReplay(path: video.path, fps: UInt32(truth.fps.rounded()),
+                                                       timestamps: truth.frameTimes)
         }
     }
 

@@ -36,57 +36,37 @@ package struct ScanProgress: Sendable {
     }
 }
 
-/// One whole measurement from a camera or a file, as the `circadify scan` command runs it.
+/// One whole measurement from a camera or a file, as the `circadify scan` command runs it:
+/// a `CircadifyCamera` on the node or the file, opened, measured, released. Files and
+/// cameras go through the same camera object, session and scan driver.
 ///
 /// Errors: `faceNotDetected` (no face), `qualityTooLow` (no pulse, or confidence below
 /// 0.4), `captureFailed` (missing, truncated or corrupt file; camera unplugged; a file
-/// shorter than the requested duration, with how to pass `--duration`),
+/// shorter than the requested duration after the face is found),
 /// `cameraNotAvailable` / `cameraPermissionDenied` / `cameraInUse` (camera),
 /// `cancelled`, `timeout` (frames stop arriving).
 package enum ScanEngine {
-    /// Runs a whole measurement; cancellation of the calling task stops it and throws .cancelled (the camera is released and its controls restored before it returns).
+    /// Runs a whole measurement; cancellation of the calling task stops it and throws
+    /// .cancelled (the camera is released and its controls restored before it returns).
+    @MainActor
     package static func run(_ request: ScanRequest, progress: @escaping @Sendable (ScanProgress) -> Void)
         async throws(CircadifyError) -> VitalSignsResult {
         progress(ScanProgress(phase: .starting, elapsed: 0, total: request.duration))
-        let frames: [SignalFrame]
+        let camera: CircadifyCamera
         switch request.input {
         case .file(let path, let fps):
-            let reporter = ScanReporter(total: request.duration, analyzer: VitalsAnalyzer(), progress: progress)
-            frames = try await FileScan.run(path: path, fps: fps, duration: request.duration,
-                                            realtime: request.realtime,
-                                            pipeline: try ScanPipeline.withFaceDetector(quality: .init(reportsCameraTuning: false)),
-                                            report: reporter)
+            camera = CircadifyCamera(replaying: path, fps: Int(fps), pace: request.realtime ? .realtime : .asFastAsProcessed)
         case .device(let path):
-            frames = try await measure(device: path, duration: request.duration, progress: progress)
+            camera = CircadifyCamera(devicePath: path, position: .back)
         }
-        if Task.isCancelled { throw .cancelled }
-        progress(ScanProgress(phase: .analyzing, elapsed: request.duration, total: request.duration))
-        return try ScanOutcome.result(frames: frames, analyzer: VitalsAnalyzer())
-    }
-
-    /// A measurement on the SDK's own camera object, as an app's would run:
-    /// opened through `CircadifyCamera` (its access checks and errors), measured
-    /// on its session, released (controls restored) before returning.
-    @MainActor
-    private static func measure(device path: String, duration: Double,
-                                progress: @escaping @Sendable (ScanProgress) -> Void)
-        async throws(CircadifyError) -> [SignalFrame] {
-        let camera = CircadifyCamera(devicePath: path, position: .back)
         do {
-            try await camera.start()
-        } catch let error as CircadifyError {
-            throw error
-        } catch {
-            throw .unknown("\(error)")
-        }
-        guard let session = camera.session else { throw .captureFailed("\(path) stopped as soon as it started") }
-        do {
-            let frames = try await session.measure(duration: duration, progress: progress)
+            try await camera.open()
+            let result = try await camera.measure(duration: request.duration, progress: progress)
             await camera.release()
-            return frames
+            return result
         } catch {
             await camera.release()
-            throw error
+            throw Task.isCancelled ? .cancelled : error
         }
     }
 }

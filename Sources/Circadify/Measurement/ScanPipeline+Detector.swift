@@ -6,7 +6,7 @@ extension ScanPipeline {
         throws(CircadifyError) -> ScanPipeline {
         let detector: FaceDetector
         do {
-            detector = try FaceDetector(maxWidth: ScanPipeline.thumbnailWidth, maxHeight: ScanPipeline.thumbnailWidth)
+            detector = try FaceDetector(maxWidth: ScanPipeline.thumbnailSide, maxHeight: ScanPipeline.thumbnailSide)
         } catch {
             throw .processingFailed("the face detector is not available: \(error.message)")
         }
