@@ -167,7 +167,13 @@ public final class CircadifyCamera {
         }
         measuring = true
         defer { measuring = false }
-        return try await session.measureVitals(duration: duration, progress: progress)
+        do {
+            return try await session.measureVitals(duration: duration, progress: progress)
+        } catch {
+            // A camera that stopped under the measurement is not running any more when it throws.
+            if await session.hasEnded, self.session === session { detach() }
+            throw error
+        }
     }
 
     /// RGB pictures of the stream for `CameraEvent.image` observers (the SDK's `imageOutput`).

@@ -25,10 +25,15 @@ package struct LiveReadout {
         let peak = wave.map(abs).max() ?? 0
         // Below the retry band the "heart rate" is noise: report none rather than a number.
         let usable = estimate.confidence >= ConfidenceModel.retry
+        // Breathing's own confidence: the clearest reading that agrees with the rate chosen.
+        let breathingQuality = estimate.respiratoryRate.map { rate in
+            estimate.breathingReadings.filter { abs($0.breathsPerMinute - rate) <= 1.5 }.map(\.quality).max() ?? 0
+        }
         let reading = LiveReading(
             time: last, heartRate: usable ? (estimate.heartRateTrack.last?.bpm ?? estimate.heartRate) : nil,
             confidence: estimate.confidence, respiratoryRate: estimate.respiratoryRate,
-            hrv: estimate.sdnn, pulseWave: peak > 0 ? wave.map { Float($0 / peak) } : [])
+            respiratoryConfidence: breathingQuality, hrv: estimate.sdnn,
+            pulseWave: peak > 0 ? wave.map { Float($0 / peak) } : [])
         self.reading = reading
         return reading
     }
@@ -48,6 +53,8 @@ package struct LiveReading: Sendable, Equatable {
     package var heartRate: Double?
     package var confidence: Double
     package var respiratoryRate: Double?
+    /// 0-1: how clearly the breathing stands out (share of its band's power at the rate).
+    package var respiratoryConfidence: Double?
     /// SDNN, ms, when the beats are clean enough.
     package var hrv: Double?
     /// The last seconds of pulse wave, newest last, scaled to -1...1.

@@ -12,18 +12,27 @@ package struct ScanRequest: Sendable {
     }
 }
 
-/// Where a scan is: opening the source, waiting for exposure and face to settle,
-/// collecting the measurement, computing the result.
-package enum ScanPhase: String, Sendable { case starting, settling, measuring, analyzing }
+/// Where a measurement is: opening the camera, waiting for its exposure and
+/// the face to settle, recording, computing the result.
+public enum ScanPhase: String, Sendable, Equatable { case starting, settling, measuring, analyzing }
 
-/// A snapshot of a running scan, delivered several times a second.
-package struct ScanProgress: Sendable {
-    package var phase: ScanPhase
-    package var elapsed: Double           // seconds of the measurement so far
-    package var total: Double             // the requested duration
-    package var pulseWave: [Float]        // the last few seconds of band-passed pulse, newest last, roughly -1...1; empty until there is one
-    package var heartRate: Double?        // live estimate, nil until there is one
-    package var hints: [String]           // active quality hints' messages (may be empty)
+/// A snapshot of a running measurement, several times a second of video.
+public struct ScanProgress: Sendable, Equatable {
+    public var phase: ScanPhase
+    /// Seconds of the measurement recorded so far.
+    public var elapsed: Double
+    /// The measurement's duration, seconds.
+    public var total: Double
+    /// The last few seconds of the band-passed pulse wave, newest last, scaled to
+    /// -1...1; empty until there is one.
+    public var pulseWave: [Float]
+    /// The live heart-rate estimate, bpm; nil until there is a confident one.
+    public var heartRate: Double?
+    /// The messages of the quality warnings in force (may be empty).
+    public var hints: [String]
+
+    /// Share of the measurement recorded, 0...1.
+    public var fraction: Double { total > 0 && total.isFinite ? min(max(elapsed / total, 0), 1) : 0 }
 
     package init(phase: ScanPhase, elapsed: Double, total: Double, pulseWave: [Float] = [],
                  heartRate: Double? = nil, hints: [String] = []) {

@@ -83,6 +83,8 @@ package actor ScanSession {
     private var timedOut = false
     private var started = false
     private var stopRequested = false
+    /// Capture has ended (stopped, failed, or the replay is over).
+    package private(set) var hasEnded = false
     private var tracking = false
     private var monitoring = false
     private var imageOutput = false
@@ -98,6 +100,8 @@ package actor ScanSession {
     /// A replay's first frame time: its frames are timed from 0, so a replay
     /// gives the same numbers every time whatever the clock reads.
     private var replayOrigin: Int64?
+    /// The first frame's time: live readings are timed from it.
+    private var streamStart: Double?
     private var frameAspect = 4.0 / 3.0
     private var frameStep = 1.0 / 30
 
@@ -108,6 +112,9 @@ package actor ScanSession {
         var continuation: CheckedContinuation<[SignalFrame], Error>
         var settleStart: Double?
         var measuringFrom: Double?
+        /// The first frame measured at the face's regions (the regions glide there
+        /// a frame or two after the face is found): the duration counts from it.
+        var firstFrame: Double?
         var faceLastSeen: Double?
     }
 
@@ -286,6 +293,7 @@ package actor ScanSession {
             failure = .captureFailed("\(error)")
         }
         if timedOut { failure = .timeout }
+        hasEnded = true
         watchdog?.cancel()
         let stoppedOnRequest = source == nil
         if let source {
@@ -317,7 +325,7 @@ package actor ScanSession {
         // No face in the whole file: what a camera would say after its face wait.
         guard let from = m.measuringFrom else { return .faceNotDetected }
         // To the millisecond: 180 frame intervals of 1/30 s are a hair under 6 s.
-        let measured = ((lastTime + frameStep - from) * 1000).rounded() / 1000
+        let measured = ((lastTime - (m.firstFrame ?? from)) * 1000).rounded() / 1000
         let minimum = ScanOutcome.minimumFaceSeconds
         let advice = measured >= minimum
             ? "a measurement of \(Self.seconds(measured.rounded(.down))) s or less fits in what there is"
@@ -329,10 +337,11 @@ package actor ScanSession {
             """)
     }
 
-    /// "6", "6.0" (`tenths`), "1e+19": a duration for a message, whatever its size.
+    /// "6", "5.9" (`tenths`, rounded down: never more than there is), "1e+19":
+    /// a duration for a message, whatever its size.
     private static func seconds(_ value: Double, tenths: Bool = false) -> String {
         guard value.isFinite, abs(value) < 1e9 else { return "\(value)" }
-        if tenths { return String((value * 10).rounded() / 10) }
+        if tenths { return String((value * 10).rounded(.down) / 10) }
         return value == value.rounded() ? String(Int(value)) : String(value)
     }
 
@@ -348,6 +357,7 @@ package actor ScanSession {
         }
         let time = Double(sample.timestampNanoseconds) / 1e9
         lastTime = time
+        if streamStart == nil { streamStart = time }
         if let regions = pipeline.consume(sample) { await publish(regions) }
         // Faces are looked for whenever the camera runs: the quality warnings
         // need them while framing too, and a call costs a few milliseconds.
@@ -381,11 +391,18 @@ package actor ScanSession {
         if measurement == nil {
             pipeline.forget(before: time - 2 * Self.preRoll)
             if monitoring, let reading = readout.update(frames: pipeline.frames, analyzer: analyzer) {
-                eventSink.yield(.live(reading))
+                yieldLive(reading)
             }
         } else {
             advanceMeasurement(sample, at: time, pipeline: pipeline)
         }
+    }
+
+    /// A live reading for observers, timed from the stream's first frame.
+    private func yieldLive(_ reading: LiveReading) {
+        var reading = reading
+        reading.time -= streamStart ?? 0
+        eventSink.yield(.live(reading))
     }
 
     private func publish(_ regions: RegionSet) async {
@@ -419,9 +436,10 @@ package actor ScanSession {
             if time - (m.faceLastSeen ?? from) > limits.faceLostLimit {
                 return finishMeasurement(.failure(.faceNotDetected))
             }
-            // The frame covers one frame interval: a measurement of d seconds is
-            // complete with the frame that ends at from + d.
-            if let duration = m.duration, time + frameStep - from >= duration - frameStep / 2 {
+            if m.firstFrame == nil, let last = pipeline.frames.last?.time, last >= from { m.firstFrame = last }
+            // A measurement of d seconds spans d seconds from its first frame to its
+            // last (the analyzer reads a stretch's length from the frames' times).
+            if let duration = m.duration, let first = m.firstFrame, time - first >= duration - frameStep / 2 {
                 return finishMeasurement(.success(pipeline.measuredFrames))
             }
         } else {
@@ -440,9 +458,9 @@ package actor ScanSession {
         measurement = m
         guard m.reporter.due(at: time) else { return }
         if m.measuringFrom != nil, let reading = readout.update(frames: pipeline.frames, analyzer: analyzer) {
-            eventSink.yield(.live(reading))
+            yieldLive(reading)
         }
-        m.reporter.send(elapsed: m.measuringFrom.map { time + frameStep - $0 } ?? 0, reading: readout.reading)
+        m.reporter.send(elapsed: m.firstFrame.map { time - $0 } ?? 0, reading: readout.reading)
     }
 
     private func finishMeasurement(_ outcome: Result<[SignalFrame], CircadifyError>) {
