@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "circadify", targets: ["circadify"]),
         .executable(name: "circadify-groundtruth", targets: ["circadify-groundtruth"]),
         .executable(name: "circadify-accuracy", targets: ["circadify-accuracy"]),
+        .executable(name: "circadify-examples", targets: ["circadify-examples"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -41,6 +42,12 @@ let package = Package(
             dependencies: ["Circadify", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/circadify"
         ),
+        // The seeds' flows (permission, scan with guidance, retry, cancel, headless) as a program.
+        .executableTarget(
+            name: "circadify-examples",
+            dependencies: ["Circadify"],
+            path: "Tools/examples/seed-flows"
+        ),
         // Raw V4L2 access to vivid and its output->capture loopback, for the two below.
         .target(
             name: "VividKit",
@@ -61,6 +68,12 @@ let package = Package(
             dependencies: ["CCore", "VividKit"],
             path: "Tests/Integration/vivid-feeder",
             cSettings: cCoreSettings
+        ),
+        // The public SDK on vivid in the guest: measureVitals, cancel(), a disconnect (run-sdk-check.sh).
+        .executableTarget(
+            name: "circadify-sdk-check",
+            dependencies: ["Circadify", "VividKit"],
+            path: "Tests/Integration/sdk-check"
         ),
         // Per-frame cost and allocation benchmark of the C core (Tools/bench).
         .executableTarget(

@@ -102,6 +102,7 @@ public final class CircadifySDK {
         isMeasuring = true
         cancelRequested = false
         error = nil
+        if !isMonitoring { metrics = nil } // a fresh series for a fresh measurement
         progress = ScanProgress(phase: .starting, elapsed: 0, total: options.duration)
         setStatus(.starting)
         attach(camera)

@@ -39,7 +39,9 @@ struct ReplayClip: Sendable {
     func cleanUp() { try? FileManager.default.removeItem(at: folder) }
 }
 
-/// File descriptors this process has open (to catch leaks).
-func openDescriptorCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+/// File descriptors this process has open (to catch leaks), all or those open on `path`.
+func openDescriptorCount(to path: String? = nil) -> Int {
+    let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    guard let path else { return fds.count }
+    return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }.count
 }
