@@ -33,6 +33,16 @@ Tests/Integration/run-vivid-suite.sh 2>&1 | tee "$log/vivid.txt"
 vivid_rc=${PIPESTATUS[0]}
 read -r vivid_passed vivid_failed < <(count_suite "$log/vivid.txt" "$vivid_rc")
 
+echo "== the seeds' flows (circadify-examples on a replay camera)"
+Tools/examples/run-examples.sh 2>&1 | tee "$log/examples.txt"
+examples_rc=${PIPESTATUS[0]}
+read -r examples_passed examples_failed < <(count_suite "$log/examples.txt" "$examples_rc")
+
+echo "== the SDK on vivid (measureVitals, cancel, disconnect in the guest)"
+Tests/Integration/run-sdk-check.sh 2>&1 | tee "$log/sdk.txt"
+sdk_rc=${PIPESTATUS[0]}
+read -r sdk_passed sdk_failed < <(count_suite "$log/sdk.txt" "$sdk_rc")
+
 echo "== loopback scan (a ground-truth clip through vivid into circadify scan)"
 Tests/Integration/run-scan-loopback.sh 2>&1 | tee "$log/scan.txt"
 scan_rc=${PIPESTATUS[0]}
@@ -44,7 +54,9 @@ errors_rc=${PIPESTATUS[0]}
 read -r errors_passed errors_failed < <(count_suite "$log/errors.txt" "$errors_rc")
 
 echo "unit: $unit_passed passed, $unit_failed failed; vivid: $vivid_passed passed, $vivid_failed failed;" \
+    "examples: $examples_passed passed, $examples_failed failed; sdk: $sdk_passed passed, $sdk_failed failed;" \
     "scan: $scan_passed passed, $scan_failed failed; camera errors: $errors_passed passed, $errors_failed failed"
-echo "total: $((unit_passed + vivid_passed + scan_passed + errors_passed)) passed," \
-    "$((unit_failed + vivid_failed + scan_failed + errors_failed)) failed"
-[ "$unit_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ] && [ "$scan_rc" -eq 0 ] && [ "$errors_rc" -eq 0 ]
+echo "total: $((unit_passed + vivid_passed + examples_passed + sdk_passed + scan_passed + errors_passed)) passed," \
+    "$((unit_failed + vivid_failed + examples_failed + sdk_failed + scan_failed + errors_failed)) failed"
+[ "$unit_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ] && [ "$examples_rc" -eq 0 ] && [ "$sdk_rc" -eq 0 ] &&
+    [ "$scan_rc" -eq 0 ] && [ "$errors_rc" -eq 0 ]

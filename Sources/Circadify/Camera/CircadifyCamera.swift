@@ -114,7 +114,7 @@ public final class CircadifyCamera {
         do {
             try await session.start()
         } catch {
-            if self.session === session { detach() }
+            if self.session === session { detach(session) }
             throw error
         }
         // stop() during start: the session was told and start threw; but a stop
@@ -128,12 +128,7 @@ public final class CircadifyCamera {
     /// the background; a `start()` right after waits for it.
     public func stop() {
         guard let session else { return }
-        detach()
-        let previous = releasing
-        releasing = Task {
-            await previous?.value
-            await session.stop()
-        }
+        detach(session)
     }
 
     /// Stops as `stop()` does and returns once the camera is released and its
@@ -171,7 +166,7 @@ public final class CircadifyCamera {
             return try await session.measureVitals(duration: duration, progress: progress)
         } catch {
             // A camera that stopped under the measurement is not running any more when it throws.
-            if await session.hasEnded, self.session === session { detach() }
+            if await session.hasEnded, self.session === session { detach(session) }
             throw error
         }
     }
@@ -203,11 +198,18 @@ public final class CircadifyCamera {
         }
     }
 
-    private func detach() {
-        session = nil
+    /// Forgets `session` and has it released (stopped, or its teardown awaited
+    /// when it ended on its own) before the next `start()` or `release()` returns.
+    private func detach(_ session: ScanSession) {
+        self.session = nil
         isRunning = false
         scanFace = nil
         validationStatus = nil
+        let previous = releasing
+        releasing = Task {
+            await previous?.value
+            await session.stop()
+        }
     }
 
     private func apply(_ event: CameraEvent, from source: ScanSession) {
@@ -221,7 +223,7 @@ public final class CircadifyCamera {
         case .validation(let status):
             validationStatus = status
         case .ended:
-            detach()
+            detach(source)
         case .live, .image:
             break
         }

@@ -199,6 +199,9 @@ package actor ScanSession {
         stopRequested = true
         guard let source else {
             if loop == nil { eventSink.finish() } // never streamed: nothing else will end the events
+            // Ended on its own: return once its teardown is done.
+            await loop?.value
+            await watchdog?.value
             return
         }
         self.source = nil
@@ -206,7 +209,7 @@ package actor ScanSession {
         finishMeasurement(.failure(.cancelled))
         await source.stop()
         await loop?.value
-        loop = nil
+        await watchdog?.value
     }
 
     /// Turns face tracking (and with it `CameraEvent.face`) on or off; a

@@ -108,10 +108,15 @@ do {
         throw CircadifyError.unknown("the scan ended with \(outcome.map { "\($0)" } ?? "a result"), not captureFailed")
     }
     await camera.release()
-    let open = descriptors()
+    // The wake-up's own descriptor closes on a dispatch queue a moment after the release.
+    var open = descriptors()
+    for _ in 0..<20 where open != baseline {
+        try? await Task.sleep(for: .milliseconds(100))
+        open = descriptors()
+    }
     if took > .seconds(5) {
         fail("disconnect", "captureFailed came \(took) after the disconnect (allowed 5 s)")
-    } else if open != baseline {
+    } else if open > baseline {
         fail("disconnect", "\(open) descriptors open after release, \(baseline) before the camera")
     } else if camera.isRunning || sdk.processingStatus != .error {
         fail("disconnect", "camera running \(camera.isRunning), status \(sdk.processingStatus)")
