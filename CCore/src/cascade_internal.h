@@ -78,8 +78,17 @@ typedef struct {
     int32_t *x_source, *x_weight;
 } cascade_level_buffers;
 
+/* The pyramid level of a width x height image shrunk to level_width x
+ * level_height, built for its columns x0 ..< x0 + part_width and rows
+ * y0 ..< y0 + part_height only: the integral image then covers that part,
+ * sampled on the same grid as the whole level. */
+typedef struct {
+    uint32_t x0, y0, width, height;
+} cascade_level_part;
+
 void cascade_build_level(const uint8_t *luma, uint32_t width, uint32_t height, uint32_t luma_stride,
-                         uint32_t level_width, uint32_t level_height, const cascade_level_buffers *buffers);
+                         uint32_t level_width, uint32_t level_height, cascade_level_part part,
+                         const cascade_level_buffers *buffers);
 
 /* LBP evaluation (cascade_lbp.c). A feature's 3x3 grid in integral-image
  * terms for a given row stride: offset of its top-left corner, cell width,

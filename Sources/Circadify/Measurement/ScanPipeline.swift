@@ -8,8 +8,9 @@
 /// way; the driver hands in samples and thumbnails and publishes the regions
 /// they return. Not Sendable: one owner (the driving task) at a time.
 package final class ScanPipeline {
-    /// Faces on one thumbnail, normalized, in any order.
-    package typealias Detect = (LumaThumbnail) throws(CoreError) -> [NormalizedRect]
+    /// Faces on one thumbnail taken at a time (seconds), normalized, in any
+    /// order, given the face being tracked (nil when none): see `FaceFinder`.
+    package typealias Detect = (LumaThumbnail, NormalizedRect?, Double) throws(CoreError) -> [NormalizedRect]
 
     /// The detector's thumbnail fits a 320-pixel square at the frame's aspect
     /// (320x240 for 4:3; a portrait 480x640 clip gives 240x320): faces down to
@@ -98,7 +99,7 @@ package final class ScanPipeline {
     /// it was made for) is processingFailed.
     package func consume(thumbnail: LumaThumbnail, at time: Double) throws(CircadifyError) -> RegionSet? {
         do {
-            lastDetections = try detect(thumbnail)
+            lastDetections = try detect(thumbnail, tracker.track?.box, time)
         } catch {
             throw .processingFailed("face detection failed: \(error.message)")
         }
