@@ -13,14 +13,18 @@
 #include <unistd.h>
 
 #include "ccore/error.h"
+#include "v4l2_convert.h"
 #include "v4l2_util.h"
 
 ccore_pixel_format ccore_v4l2_pixel_format(uint32_t fourcc) {
     switch (fourcc) {
     case V4L2_PIX_FMT_YUYV: return CCORE_PIXEL_YUYV;
-    case V4L2_PIX_FMT_NV12: return CCORE_PIXEL_NV12;
-    case V4L2_PIX_FMT_YUV420: return CCORE_PIXEL_YUV420;
-    case V4L2_PIX_FMT_YUV422P: return CCORE_PIXEL_YUV422P;
+    case V4L2_PIX_FMT_NV12:
+    case V4L2_PIX_FMT_NV12M: return CCORE_PIXEL_NV12;
+    case V4L2_PIX_FMT_YUV420:
+    case V4L2_PIX_FMT_YUV420M: return CCORE_PIXEL_YUV420;
+    case V4L2_PIX_FMT_YUV422P:
+    case V4L2_PIX_FMT_YUV422M: return CCORE_PIXEL_YUV422P;
     case V4L2_PIX_FMT_RGB24: return CCORE_PIXEL_RGB24;
     case V4L2_PIX_FMT_GREY: return CCORE_PIXEL_GRAY;
     default: return CCORE_PIXEL_NONE;
@@ -31,6 +35,12 @@ int ccore_v4l2_is_mjpeg(uint32_t fourcc) { return fourcc == V4L2_PIX_FMT_MJPEG |
 
 int ccore_v4l2_fourcc_supported(uint32_t fourcc) {
     return ccore_v4l2_pixel_format(fourcc) != CCORE_PIXEL_NONE || ccore_v4l2_is_mjpeg(fourcc);
+}
+
+uint32_t ccore_v4l2_capture_type(uint32_t capabilities) {
+    if (capabilities & V4L2_CAP_VIDEO_CAPTURE) return V4L2_BUF_TYPE_VIDEO_CAPTURE;
+    if (capabilities & V4L2_CAP_VIDEO_CAPTURE_MPLANE) return V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+    return 0;
 }
 
 void ccore_fourcc_string(uint32_t fourcc, char buf[5]) {
@@ -147,7 +157,7 @@ int ccore_device_probe(const char *path, ccore_device_info *out) {
     copy_field(out->card, sizeof out->card, cap.card, sizeof cap.card);
     copy_field(out->bus_info, sizeof out->bus_info, cap.bus_info, sizeof cap.bus_info);
     out->capabilities = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
-    if (!(out->capabilities & V4L2_CAP_VIDEO_CAPTURE)) return CCORE_E_NOT_CAPTURE;
+    if (!ccore_v4l2_capture_type(out->capabilities)) return CCORE_E_NOT_CAPTURE;
     return 0;
 }
 
@@ -205,7 +215,8 @@ static void add_mode(mode_list *list, const struct v4l2_fmtdesc *fmt, uint32_t w
         m->height = h;
         m->interval_numerator = num;
         m->interval_denominator = den;
-        m->supported = (uint32_t)ccore_v4l2_fourcc_supported(fmt->pixelformat);
+        m->supported =
+            (uint32_t)(ccore_v4l2_fourcc_supported(fmt->pixelformat) || ccore_v4l2_convertible(fmt->pixelformat));
     }
     list->count++;
 }
@@ -234,10 +245,19 @@ int ccore_device_modes(const char *path, ccore_device_mode *out, uint32_t max, u
     *count = 0;
     int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return -errno;
+    struct v4l2_capability cap;
+    memset(&cap, 0, sizeof cap);
+    uint32_t type = 0;
+    if (xioctl(fd, VIDIOC_QUERYCAP, &cap) == 0)
+        type = ccore_v4l2_capture_type((cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities);
+    if (type == 0) { /* not a capture node: it offers no capture modes */
+        close(fd);
+        return 0;
+    }
     mode_list list = {.out = out, .max = max, .count = 0};
     struct v4l2_fmtdesc fmt;
     memset(&fmt, 0, sizeof fmt);
-    fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+    fmt.type = type;
     for (fmt.index = 0; xioctl(fd, VIDIOC_ENUM_FMT, &fmt) == 0; fmt.index++) {
         struct v4l2_frmsizeenum fs;
         memset(&fs, 0, sizeof fs);
@@ -260,8 +280,12 @@ int ccore_device_modes(const char *path, ccore_device_mode *out, uint32_t max, u
         if (!any) { /* the driver does not enumerate sizes: report the current one */
             struct v4l2_format cur;
             memset(&cur, 0, sizeof cur);
-            cur.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-            if (xioctl(fd, VIDIOC_G_FMT, &cur) == 0) add_mode(&list, &fmt, cur.fmt.pix.width, cur.fmt.pix.height, 0, 0);
+            cur.type = type;
+            if (xioctl(fd, VIDIOC_G_FMT, &cur) == 0) {
+                int mp = type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+                add_mode(&list, &fmt, mp ? cur.fmt.pix_mp.width : cur.fmt.pix.width,
+                         mp ? cur.fmt.pix_mp.height : cur.fmt.pix.height, 0, 0);
+            }
         }
     }
     close(fd);

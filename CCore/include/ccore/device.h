@@ -38,7 +38,8 @@ typedef struct {
     char driver[16];
     char card[32];
     char bus_info[32];
-    /** V4L2 device capabilities (V4L2_CAP_*). */
+    /** V4L2 device capabilities (V4L2_CAP_*): V4L2_CAP_VIDEO_CAPTURE and/or
+     *  V4L2_CAP_VIDEO_CAPTURE_MPLANE (both APIs are used). */
     uint32_t capabilities;
     ccore_access access;
 } ccore_device_info;
@@ -54,7 +55,8 @@ typedef struct {
      *  the driver does not enumerate intervals. */
     uint32_t interval_numerator;
     uint32_t interval_denominator;
-    /** 1 when the core can process this format. */
+    /** 1 when the core can process this format: natively (in place, or MJPEG)
+     *  or converted to RGB through libv4lconvert (Bayer and other orders). */
     uint32_t supported;
 } ccore_device_mode;
 
