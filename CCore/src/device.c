@@ -44,6 +44,7 @@ uint32_t ccore_v4l2_capture_type(uint32_t capabilities) {
 }
 
 void ccore_fourcc_string(uint32_t fourcc, char buf[5]) {
+    if (!buf) return;
     for (int i = 0; i < 4; i++) {
         char c = (char)((fourcc >> (8 * i)) & 0xff);
         buf[i] = isprint((unsigned char)c) ? c : '?';
@@ -60,9 +61,22 @@ static void group_name(gid_t gid, char *out, size_t size) {
         snprintf(out, size, "%u", (unsigned)gid);
 }
 
+/* Group names longer than this are cut in the advice (NSS allows longer, useradd does not). */
+#define GROUP_NAME_SIZE 64
+/* The longest template below without its path and group names is under 300 bytes. */
+_Static_assert(CCORE_ACCESS_REASON_SIZE >= 300 + CCORE_DEVICE_PATH_MAX + 3 * (GROUP_NAME_SIZE - 1),
+               "ccore_access.reason must hold every reason whole");
+
 ccore_access ccore_device_access(const char *path) {
     ccore_access a = {.status = CCORE_ACCESS_AUTHORIZED, .error = 0};
     struct stat st;
+    if (path && strlen(path) > CCORE_DEVICE_PATH_MAX) {
+        a.status = CCORE_ACCESS_NOT_DETERMINED;
+        a.error = ENAMETOOLONG;
+        snprintf(a.reason, sizeof a.reason, "device path of %zu bytes is longer than the %d this check takes",
+                 strlen(path), CCORE_DEVICE_PATH_MAX);
+        return a;
+    }
     if (!path || stat(path, &st) != 0) {
         int err = path ? errno : EINVAL;
         a.error = err;
@@ -85,7 +99,7 @@ ccore_access ccore_device_access(const char *path) {
     if (access(path, R_OK | W_OK) != 0) {
         int err = errno; /* group_name's NSS lookup may change errno */
         a.error = err;
-        char grp[64];
+        char grp[GROUP_NAME_SIZE];
         group_name(st.st_gid, grp, sizeof grp);
         if (err == EACCES && st.st_gid == 0) {
             /* Joining root's group would hand out far more than the camera. */

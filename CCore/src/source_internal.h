@@ -77,7 +77,7 @@ struct ccore_source {
     int64_t file_start_ns;
 
     /* Written by one thread before it publishes `state` (release), read after. */
-    char message[320];
+    char message[CCORE_SOURCE_MESSAGE_SIZE];
 };
 
 /* Allocates the common parts (ring, mailboxes, decoder) once the format is known. */

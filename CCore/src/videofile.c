@@ -337,7 +337,13 @@ void ccore_videofile_close(ccore_videofile *vf) {
     free(vf);
 }
 
-void ccore_videofile_get_info(const ccore_videofile *vf, ccore_videofile_info *out) { *out = vf->info; }
+void ccore_videofile_get_info(const ccore_videofile *vf, ccore_videofile_info *out) {
+    if (!out) return;
+    if (vf)
+        *out = vf->info;
+    else
+        memset(out, 0, sizeof *out);
+}
 
 int ccore_videofile_next(ccore_videofile *vf, ccore_videofile_frame *frame) {
     if (!vf || !frame) return -EINVAL;

@@ -22,12 +22,19 @@ typedef enum {
     CCORE_ACCESS_AUTHORIZED = 3,
 } ccore_access_status;
 
+/** Longest device path (bytes, NUL excluded) the access check describes;
+ *  a longer one is reported as NOT_DETERMINED with error ENAMETOOLONG. */
+#define CCORE_DEVICE_PATH_MAX 511
+/** Size of ccore_access.reason: the longest reason, naming a path of
+ *  CCORE_DEVICE_PATH_MAX bytes and its group, fits whole (never truncated). */
+#define CCORE_ACCESS_REASON_SIZE 1024
+
 typedef struct {
     ccore_access_status status;
     /** errno of the failing check, 0 when authorized. */
     int error;
-    /** Plain-words reason and, when denied, the fix. */
-    char reason[256];
+    /** Plain-words reason and, when denied, the fix (udev rule, group). */
+    char reason[CCORE_ACCESS_REASON_SIZE];
 } ccore_access;
 
 /** Checks access to a device node without streaming from it. */

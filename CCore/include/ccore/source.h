@@ -101,8 +101,19 @@ typedef struct {
     uint64_t frame_count;
 } ccore_stream_format;
 
-/** Opens a V4L2 capture node: checks capabilities, negotiates format and
- *  frame interval, requests and maps the buffers. Errors: -ENOENT (no node),
+/** Bytes that hold any message a source writes whole (an access denial names
+ *  the path and the udev rule, see CCORE_ACCESS_REASON_SIZE): pass a buffer of
+ *  this size to the open calls. A smaller one gets the message cut short. */
+#define CCORE_SOURCE_MESSAGE_SIZE 1280
+
+/** Opens a V4L2 capture node (single- or multi-planar API): checks capabilities, negotiates format and
+ *  frame interval, requests and maps the buffers (every plane). Formats the
+ *  kernels read in place (YUYV, NV12/NV12M, YUV420/YUV420M, YUV422P/YUV422M,
+ *  RGB24, GREY; rows padded to any bytesperline) stay zero-copy; MJPEG is
+ *  decoded at a reduced scale; Bayer and the other formats libv4lconvert
+ *  knows are converted to RGB24 into one buffer allocated here (their
+ *  ccore_stream_format reports the device's fourcc with pixel format RGB24).
+ *  Errors: -ENOENT (no node),
  *  -EACCES (no permission), -EBUSY (another process streams it),
  *  CCORE_E_NOT_CAPTURE, CCORE_E_NO_FORMAT, or the failing ioctl's -errno.
  *  On error *out is NULL and, if `message` is non-NULL, a description is
