@@ -29,6 +29,9 @@ static const uint32_t raw_preference[] = {V4L2_PIX_FMT_YUYV,    V4L2_PIX_FMT_NV1
  * practical isochronous budget is ~24 MB/s), so MJPEG is chosen there. */
 #define USB2_RAW_BUDGET_BYTES_PER_S 24000000ull
 
+/* Formats considered per device (vivid, the richest driver, offers 93). */
+#define MAX_FORMATS 256
+
 static int is_mplane(const ccore_source *src) { return src->buf_type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE; }
 
 static int offered(const uint32_t *list, size_t n, uint32_t fourcc) {
@@ -39,13 +42,14 @@ static int offered(const uint32_t *list, size_t n, uint32_t fourcc) {
 
 /* Native formats first (zero-copy), then MJPEG, then what libv4lconvert converts. */
 static int choose_fourcc(ccore_source *src, const char *bus_info, uint32_t *out) {
-    uint32_t formats[64];
+    uint32_t formats[MAX_FORMATS];
     size_t n = 0;
     struct v4l2_fmtdesc d;
     memset(&d, 0, sizeof d);
     d.type = src->buf_type;
-    for (d.index = 0; n < 64 && xioctl(src->fd, VIDIOC_ENUM_FMT, &d) == 0; d.index++) formats[n++] = d.pixelformat;
-    char list[256] = "";
+    for (d.index = 0; n < MAX_FORMATS && xioctl(src->fd, VIDIOC_ENUM_FMT, &d) == 0; d.index++)
+        formats[n++] = d.pixelformat;
+    char list[256] = ""; /* for messages: the first few dozen are enough to see what is on offer */
     for (size_t i = 0; i < n; i++) {
         char cc[5];
         ccore_fourcc_string(formats[i], cc);
