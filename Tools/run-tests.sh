@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# All tests: installs what they need, runs the unit tests (swift test), the
+# All tests: installs what they need, runs the unit tests (swift test), the C core's
+# symbol check (libCCore.a defines only ccore_ names), the
 # kernel-driver suite (the vivid V4L2 driver inside a QEMU guest), the loopback
 # scan (a ground-truth clip through vivid into `circadify scan`) and the camera's
 # error paths through the same command, and closes with one line counting them all.
@@ -28,6 +29,11 @@ count_suite() { # output-file exit-code -> "passed failed"
     echo "$passed $failed"
 }
 
+echo "== C library symbols (libCCore.a exports only ccore_ names)"
+Tools/check-symbols.sh 2>&1 | tee "$log/symbols.txt"
+symbols_rc=${PIPESTATUS[0]}
+read -r symbols_passed symbols_failed < <(count_suite "$log/symbols.txt" "$symbols_rc")
+
 echo "== kernel-driver suite (vivid in a QEMU guest)"
 Tests/Integration/run-vivid-suite.sh 2>&1 | tee "$log/vivid.txt"
 vivid_rc=${PIPESTATUS[0]}
@@ -43,8 +49,9 @@ Tests/Integration/run-scan-errors.sh 2>&1 | tee "$log/errors.txt"
 errors_rc=${PIPESTATUS[0]}
 read -r errors_passed errors_failed < <(count_suite "$log/errors.txt" "$errors_rc")
 
-echo "unit: $unit_passed passed, $unit_failed failed; vivid: $vivid_passed passed, $vivid_failed failed;" \
+echo "unit: $unit_passed passed, $unit_failed failed; symbols: $symbols_passed passed, $symbols_failed failed;" \
+    "vivid: $vivid_passed passed, $vivid_failed failed;" \
     "scan: $scan_passed passed, $scan_failed failed; camera errors: $errors_passed passed, $errors_failed failed"
-echo "total: $((unit_passed + vivid_passed + scan_passed + errors_passed)) passed," \
-    "$((unit_failed + vivid_failed + scan_failed + errors_failed)) failed"
-[ "$unit_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ] && [ "$scan_rc" -eq 0 ] && [ "$errors_rc" -eq 0 ]
+echo "total: $((unit_passed + symbols_passed + vivid_passed + scan_passed + errors_passed)) passed," \
+    "$((unit_failed + symbols_failed + vivid_failed + scan_failed + errors_failed)) failed"
+[ "$unit_rc" -eq 0 ] && [ "$symbols_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ] && [ "$scan_rc" -eq 0 ] && [ "$errors_rc" -eq 0 ]

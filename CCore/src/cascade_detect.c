@@ -71,9 +71,9 @@ int ccore_face_detector_create(const ccore_cascade *cascade, uint32_t max_width,
         return -ENOMEM;
     }
     if (cascade->type == CCORE_CASCADE_LBP)
-        cascade_lbp_grids(cascade, d->level.stride, d->lbp);
+        ccore_cascade_lbp_grids(cascade, d->level.stride, d->lbp);
     else
-        cascade_haar_corners(cascade, d->level.stride, &d->haar);
+        ccore_cascade_haar_corners(cascade, d->level.stride, &d->haar);
     *out = d;
     return 0;
 }
@@ -119,13 +119,13 @@ static void scan_level(ccore_face_detector *d, uint32_t level_width, uint32_t le
     for (uint32_t y = 0; y < span_y; y += step) {
         const uint32_t *row = d->level.integral + (size_t)y * d->level.stride;
         if (cc->type == CCORE_CASCADE_LBP) {
-            size_t alive = cascade_lbp_row(cc, d->lbp, row, positions, step, &d->row);
+            size_t alive = ccore_cascade_lbp_row(cc, d->lbp, row, positions, step, &d->row);
             for (size_t j = 0; j < alive; j++)
                 record_hit(d, d->row.alive[j] * step, y, factor, face_w, face_h, hit_count);
         } else {
             const uint64_t *sq_row = d->level.squares + (size_t)y * d->level.stride;
             for (uint32_t x = 0; x < span_x; x += step)
-                if (cascade_haar_window(cc, &d->haar, row + x, sq_row + x))
+                if (ccore_cascade_haar_window(cc, &d->haar, row + x, sq_row + x))
                     record_hit(d, x, y, factor, face_w, face_h, hit_count);
         }
     }
@@ -161,10 +161,10 @@ int ccore_face_detector_detect(ccore_face_detector *d, const uint8_t *luma, uint
         if (level_w <= (long)cc->window_width || level_h <= (long)cc->window_height) break;
         if (params->max_face_size && (face_w > params->max_face_size || face_h > params->max_face_size)) break;
         if (face_w < params->min_face_size || face_h < params->min_face_size) continue;
-        cascade_build_level(luma, width, height, stride, (uint32_t)level_w, (uint32_t)level_h, &d->level);
+        ccore_cascade_build_level(luma, width, height, stride, (uint32_t)level_w, (uint32_t)level_h, &d->level);
         scan_level(d, (uint32_t)level_w, (uint32_t)level_h, factor, &hits);
     }
-    *count = cascade_group(d->hits, hits, params->min_neighbours, GROUP_EPS, d->parent, d->clusters, out, max_out);
+    *count = ccore_cascade_group(d->hits, hits, params->min_neighbours, GROUP_EPS, d->parent, d->clusters, out, max_out);
     d->message[0] = '\0';
     return 0;
 }
