@@ -38,6 +38,10 @@ int ccore_v4l2_fourcc_supported(uint32_t fourcc) {
 }
 
 uint32_t ccore_v4l2_capture_type(uint32_t capabilities) {
+    /* Memory-to-memory nodes (codecs, scalers) only return what is written to them; old
+     * multi-planar ones say so by offering both directions instead of the M2M bit. */
+    if (capabilities & (V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE)) return 0;
+    if ((capabilities & V4L2_CAP_VIDEO_CAPTURE_MPLANE) && (capabilities & V4L2_CAP_VIDEO_OUTPUT_MPLANE)) return 0;
     if (capabilities & V4L2_CAP_VIDEO_CAPTURE) return V4L2_BUF_TYPE_VIDEO_CAPTURE;
     if (capabilities & V4L2_CAP_VIDEO_CAPTURE_MPLANE) return V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
     return 0;

@@ -160,8 +160,9 @@ static int set_format(ccore_source *src, const char *path, uint32_t fourcc, nego
     return 0;
 }
 
-/* Checks every memory plane's stride and size against what the kernels read. */
-static int check_planes(ccore_source *src, const negotiated *g) {
+/* Checks every memory plane's stride and size against what the kernels read (and fills
+ * in the stride of multi-buffer planes a driver left at 0). */
+static int check_planes(ccore_source *src, negotiated *g) {
     char cc[5];
     ccore_fourcc_string(g->fourcc, cc);
     if (g->planes != memory_planes(g->fourcc))
@@ -180,7 +181,8 @@ static int check_planes(ccore_source *src, const negotiated *g) {
     uint32_t chroma_h = g->fourcc == V4L2_PIX_FMT_YUV422M ? g->height : half_h;
     for (uint32_t p = 0; p < g->planes; p++) {
         uint32_t row = p == 0 ? g->width : chroma_w, rows = p == 0 ? g->height : chroma_h;
-        uint32_t bpl = g->bpl[p] ? g->bpl[p] : row;
+        if (g->bpl[p] == 0) g->bpl[p] = row; /* a driver that leaves it 0 packs the rows */
+        uint32_t bpl = g->bpl[p];
         if (bpl < row || (g->size[p] && (uint64_t)bpl * rows > g->size[p]))
             return ccore_source_set_message(src, CCORE_E_NO_FORMAT,
                                             "format %s plane %u: bytesperline %u / sizeimage %u do not fit %ux%u", cc,
