@@ -89,10 +89,14 @@ typedef struct {
 
 /** What was negotiated (cameras) or read from the header (files). */
 typedef struct {
+    /** The device's (or file's) fourcc, e.g. 'NM12' for two-buffer NV12 or 'BA81' for Bayer. */
     uint32_t fourcc;
-    ccore_pixel_format pixel_format; /* CCORE_PIXEL_NONE for MJPEG */
+    /** What the kernels read: CCORE_PIXEL_NONE for MJPEG, CCORE_PIXEL_RGB24 for the
+     *  formats converted through libv4lconvert, the layout (NV12 for NM12, ...) otherwise. */
+    ccore_pixel_format pixel_format;
     uint32_t width;
     uint32_t height;
+    /** The driver's bytesperline of the first (luma or only) plane; it may exceed a row. */
     uint32_t bytes_per_line;
     uint32_t interval_numerator;
     uint32_t interval_denominator;
