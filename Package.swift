@@ -29,7 +29,7 @@ let package = Package(
             publicHeadersPath: "include",
             cSettings: cCoreSettings,
             linkerSettings: [
-                .linkedLibrary("turbojpeg"), .linkedLibrary("fftw3f"), .linkedLibrary("m"), .linkedLibrary("pthread"),
+                .linkedLibrary("turbojpeg"), .linkedLibrary("fftw3f"), .linkedLibrary("v4lconvert"), .linkedLibrary("m"), .linkedLibrary("pthread"),
             ]
         ),
         .target(

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# All tests: installs what they need, runs the unit tests (swift test), the
-# kernel-driver suite (the vivid V4L2 driver inside a QEMU guest), the loopback
-# scan (a ground-truth clip through vivid into `circadify scan`) and the camera's
-# error paths through the same command, and closes with one line counting them all.
+# All tests: installs what they need, then runs every suite below in order and closes
+# with one line counting them all. Each suite is a command that prints its own
+# `N passed, N failed` closing line (the unit tests are counted from swift test's output).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,53 +9,54 @@ Tools/setup.sh || exit 1
 log="$(mktemp -d)"
 trap 'rm -rf "$log"' EXIT
 
-echo "== unit tests (swift test)"
-swift test 2>&1 | tee "$log/unit.txt" | grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after" 
-unit_rc=${PIPESTATUS[0]}
-unit_passed=$(grep -cE "^✔ Test .*\) passed" "$log/unit.txt")
-unit_failed=$(grep -cE "^✘ Test .*\) failed" "$log/unit.txt")
-if [ "$unit_rc" -ne 0 ] && [ "$unit_failed" -eq 0 ]; then unit_failed=1; fi  # a build failure counts
+names=() passed=() failed=()
+status=0
 
 # Counts a suite's `N passed, N failed` closing line; a run that fails without a failing
-# test (a guest that did not finish, say) counts as one failure.
+# test (a build error, a guest that did not finish) counts as one failure.
 count_suite() { # output-file exit-code -> "passed failed"
-    local passed failed
-    read -r passed failed < <(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$1" | tail -1)
-    passed=${passed:-0}
-    failed=${failed:-0}
-    if [ "$2" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
-    echo "$passed $failed"
+    local p f
+    read -r p f < <(sed -nE 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2 \3/p' "$1" | tail -1)
+    p=${p:-0}
+    f=${f:-0}
+    if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+    echo "$p $f"
 }
 
-echo "== kernel-driver suite (vivid in a QEMU guest)"
-Tests/Integration/run-vivid-suite.sh 2>&1 | tee "$log/vivid.txt"
-vivid_rc=${PIPESTATUS[0]}
-read -r vivid_passed vivid_failed < <(count_suite "$log/vivid.txt" "$vivid_rc")
+suite() { # name title command...
+    local name=$1 title=$2
+    shift 2
+    echo "== $title"
+    "$@" 2>&1 | tee "$log/$name.txt"
+    local rc=${PIPESTATUS[0]} p f
+    read -r p f < <(count_suite "$log/$name.txt" "$rc")
+    names+=("$name") passed+=("$p") failed+=("$f")
+    [ "$rc" -eq 0 ] || status=1
+}
 
-echo "== the seeds' flows (circadify-examples on a replay camera)"
-Tools/examples/run-examples.sh 2>&1 | tee "$log/examples.txt"
-examples_rc=${PIPESTATUS[0]}
-read -r examples_passed examples_failed < <(count_suite "$log/examples.txt" "$examples_rc")
+unit_tests() { # swift test, counted by its per-test lines
+    swift test 2>&1 | tee "$log/unit.raw" | grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
+    local rc=${PIPESTATUS[0]}
+    echo "unit: $(grep -cE "^✔ Test .*\) passed" "$log/unit.raw") passed," \
+        "$(grep -cE "^✘ Test .*\) failed" "$log/unit.raw") failed"
+    return "$rc"
+}
 
-echo "== the SDK on vivid (measureVitals, cancel, disconnect in the guest)"
-Tests/Integration/run-sdk-check.sh 2>&1 | tee "$log/sdk.txt"
-sdk_rc=${PIPESTATUS[0]}
-read -r sdk_passed sdk_failed < <(count_suite "$log/sdk.txt" "$sdk_rc")
+suite unit "unit tests (swift test)" unit_tests
+suite symbols "C library symbols (libCCore.a exports only ccore_ names)" Tools/check-symbols.sh
+suite examples "the seeds' flows (circadify-examples on a replay camera)" Tools/examples/run-examples.sh
+suite vivid "kernel-driver suite (vivid in a QEMU guest)" Tests/Integration/run-vivid-suite.sh
+suite sdk "the SDK on vivid (measureVitals, cancel, disconnect in the guest)" Tests/Integration/run-sdk-check.sh
+suite scan "loopback scan (a ground-truth clip through vivid into circadify scan)" Tests/Integration/run-scan-loopback.sh
+suite errors "camera error paths (circadify scan --device against vivid in the guest)" \
+    Tests/Integration/run-scan-errors.sh
 
-echo "== loopback scan (a ground-truth clip through vivid into circadify scan)"
-Tests/Integration/run-scan-loopback.sh 2>&1 | tee "$log/scan.txt"
-scan_rc=${PIPESTATUS[0]}
-read -r scan_passed scan_failed < <(count_suite "$log/scan.txt" "$scan_rc")
-
-echo "== camera error paths (circadify scan --device against vivid in the guest)"
-Tests/Integration/run-scan-errors.sh 2>&1 | tee "$log/errors.txt"
-errors_rc=${PIPESTATUS[0]}
-read -r errors_passed errors_failed < <(count_suite "$log/errors.txt" "$errors_rc")
-
-echo "unit: $unit_passed passed, $unit_failed failed; vivid: $vivid_passed passed, $vivid_failed failed;" \
-    "examples: $examples_passed passed, $examples_failed failed; sdk: $sdk_passed passed, $sdk_failed failed;" \
-    "scan: $scan_passed passed, $scan_failed failed; camera errors: $errors_passed passed, $errors_failed failed"
-echo "total: $((unit_passed + vivid_passed + examples_passed + sdk_passed + scan_passed + errors_passed)) passed," \
-    "$((unit_failed + vivid_failed + examples_failed + sdk_failed + scan_failed + errors_failed)) failed"
-[ "$unit_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ] && [ "$examples_rc" -eq 0 ] && [ "$sdk_rc" -eq 0 ] &&
-    [ "$scan_rc" -eq 0 ] && [ "$errors_rc" -eq 0 ]
+summary="" total_passed=0 total_failed=0
+for i in "${!names[@]}"; do
+    summary+="${summary:+; }${names[$i]}: ${passed[$i]} passed, ${failed[$i]} failed"
+    total_passed=$((total_passed + passed[i]))
+    total_failed=$((total_failed + failed[i]))
+done
+echo "$summary"
+echo "total: $total_passed passed, $total_failed failed"
+exit "$status"

@@ -71,9 +71,9 @@ int ccore_face_detector_create(const ccore_cascade *cascade, uint32_t max_width,
         return -ENOMEM;
     }
     if (cascade->type == CCORE_CASCADE_LBP)
-        cascade_lbp_grids(cascade, d->level.stride, d->lbp);
+        ccore_cascade_lbp_grids(cascade, d->level.stride, d->lbp);
     else
-        cascade_haar_corners(cascade, d->level.stride, &d->haar);
+        ccore_cascade_haar_corners(cascade, d->level.stride, &d->haar);
     *out = d;
     return 0;
 }
@@ -118,13 +118,13 @@ static void scan_level(ccore_face_detector *d, cascade_level_part part, double f
     for (uint32_t y = 0; y < span_y; y += step) {
         const uint32_t *row = d->level.integral + (size_t)y * d->level.stride;
         if (cc->type == CCORE_CASCADE_LBP) {
-            size_t alive = cascade_lbp_row(cc, d->lbp, row, positions, step, &d->row);
+            size_t alive = ccore_cascade_lbp_row(cc, d->lbp, row, positions, step, &d->row);
             for (size_t j = 0; j < alive; j++)
                 record_hit(d, part.x0 + d->row.alive[j] * step, part.y0 + y, factor, face_w, face_h, hit_count);
         } else {
             const uint64_t *sq_row = d->level.squares + (size_t)y * d->level.stride;
             for (uint32_t x = 0; x < span_x; x += step)
-                if (cascade_haar_window(cc, &d->haar, row + x, sq_row + x))
+                if (ccore_cascade_haar_window(cc, &d->haar, row + x, sq_row + x))
                     record_hit(d, part.x0 + x, part.y0 + y, factor, face_w, face_h, hit_count);
         }
     }
@@ -180,10 +180,10 @@ int ccore_face_detector_detect(ccore_face_detector *d, const uint8_t *luma, uint
         if (px1 <= part.x0 + cc->window_width || py1 <= part.y0 + cc->window_height) continue;
         part.width = px1 - part.x0;
         part.height = py1 - part.y0;
-        cascade_build_level(luma, width, height, stride, (uint32_t)level_w, (uint32_t)level_h, part, &d->level);
+        ccore_cascade_build_level(luma, width, height, stride, (uint32_t)level_w, (uint32_t)level_h, part, &d->level);
         scan_level(d, part, factor, &hits);
     }
-    *count = cascade_group(d->hits, hits, params->min_neighbours, GROUP_EPS, d->parent, d->clusters, out, max_out);
+    *count = ccore_cascade_group(d->hits, hits, params->min_neighbours, GROUP_EPS, d->parent, d->clusters, out, max_out);
     d->message[0] = '\0';
     return 0;
 }

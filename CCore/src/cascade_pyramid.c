@@ -47,7 +47,7 @@ static void shrink_row(const uint8_t *luma, uint32_t height, uint32_t luma_strid
     }
 }
 
-void cascade_build_level(const uint8_t *luma, uint32_t width, uint32_t height, uint32_t luma_stride,
+void ccore_cascade_build_level(const uint8_t *luma, uint32_t width, uint32_t height, uint32_t luma_stride,
                          uint32_t level_width, uint32_t level_height, cascade_level_part part,
                          const cascade_level_buffers *b) {
     const int same_size = level_width == width && level_height == height;

@@ -140,6 +140,7 @@ static void count_error(ccore_processor *p) {
 }
 
 int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_frame_sample *s) {
+    if (!p || !f || !s) return -EINVAL;
     bump(&p->frames, 1);
     uint32_t missing = missing_frames(p, f);
     p->have_last = 1;
@@ -208,6 +209,7 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
 }
 
 void ccore_processor_sample_lost(ccore_processor *p, const ccore_frame_sample *s) {
+    if (!p || !s) return;
     p->pending_dropped += s->dropped_before;
     p->pending_errors += s->errors_before;
     p->pending_overflow += s->overflow_before + 1;
@@ -247,6 +249,11 @@ int ccore_processor_take_preview(ccore_processor *p, uint8_t *dst, uint32_t dst_
 
 void ccore_processor_get_counters(const ccore_processor *cp, ccore_processor_counters *out) {
     ccore_processor *p = (ccore_processor *)cp;
+    if (!out) return;
+    if (!p) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
     out->frames = atomic_load_explicit(&p->frames, memory_order_relaxed);
     out->dropped = atomic_load_explicit(&p->dropped, memory_order_relaxed);
     out->error_frames = atomic_load_explicit(&p->error_frames, memory_order_relaxed);

@@ -20,6 +20,7 @@ int64_t ccore_now_ns(void) {
 }
 
 void ccore_source_config_init(ccore_source_config *c) {
+    if (!c) return;
     memset(c, 0, sizeof *c);
     c->width = 640;
     c->height = 480;
@@ -298,7 +299,13 @@ int ccore_source_take_preview(ccore_source *src, uint8_t *dst, uint32_t dst_size
 
 void ccore_source_get_stats(const ccore_source *csrc, ccore_source_stats *out) {
     ccore_source *src = (ccore_source *)csrc;
+    if (!out) return;
     memset(out, 0, sizeof *out);
+    if (!src) {
+        out->state = CCORE_SOURCE_FAILED;
+        out->error = -EINVAL;
+        return;
+    }
     out->state = atomic_load_explicit(&src->state, memory_order_acquire);
     out->error = atomic_load_explicit(&src->error, memory_order_relaxed);
     ccore_processor_counters c = {0};
@@ -311,7 +318,13 @@ void ccore_source_get_stats(const ccore_source *csrc, ccore_source_stats *out) {
     out->controls_locked = atomic_load_explicit(&src->controls_locked, memory_order_relaxed);
 }
 
-void ccore_source_get_format(const ccore_source *src, ccore_stream_format *out) { *out = src->format; }
+void ccore_source_get_format(const ccore_source *src, ccore_stream_format *out) {
+    if (!out) return;
+    if (src)
+        *out = src->format;
+    else
+        memset(out, 0, sizeof *out);
+}
 
 const char *ccore_source_error_message(const ccore_source *src) { return src ? src->message : ""; }
 

@@ -18,7 +18,7 @@ for f in y4m y4m422 y4m444 mjpeg; do
 done
 
 clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -ICCore/include CCore/src/*.c Tests/Fuzz/fuzz_videofile.c -lturbojpeg -lm -lpthread -o "$out/fuzz_videofile"
+    -ICCore/include CCore/src/*.c Tests/Fuzz/fuzz_videofile.c -lturbojpeg -lfftw3f -lv4lconvert -lm -lpthread -o "$out/fuzz_videofile"
 "$out/fuzz_videofile" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$out/" "$out/corpus"
 
@@ -26,6 +26,6 @@ clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-san
 mkdir -p "$out/cascade-corpus"
 cp /usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml "$out/cascade-corpus/seed-lbp.xml"
 clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -ICCore/include CCore/src/*.c Tests/Fuzz/fuzz_cascade.c -lturbojpeg -lfftw3f -lm -lpthread -o "$out/fuzz_cascade"
+    -ICCore/include CCore/src/*.c Tests/Fuzz/fuzz_cascade.c -lturbojpeg -lfftw3f -lv4lconvert -lm -lpthread -o "$out/fuzz_cascade"
 "$out/fuzz_cascade" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$out/cascade-" "$out/cascade-corpus"

@@ -104,10 +104,14 @@ typedef struct {
 
 /** What was negotiated (cameras) or read from the header (files). */
 typedef struct {
+    /** The device's (or file's) fourcc, e.g. 'NM12' for two-buffer NV12 or 'BA81' for Bayer. */
     uint32_t fourcc;
-    ccore_pixel_format pixel_format; /* CCORE_PIXEL_NONE for MJPEG */
+    /** What the kernels read: CCORE_PIXEL_NONE for MJPEG, CCORE_PIXEL_RGB24 for the
+     *  formats converted through libv4lconvert, the layout (NV12 for NM12, ...) otherwise. */
+    ccore_pixel_format pixel_format;
     uint32_t width;
     uint32_t height;
+    /** The driver's bytesperline of the first (luma or only) plane; it may exceed a row. */
     uint32_t bytes_per_line;
     uint32_t interval_numerator;
     uint32_t interval_denominator;
@@ -116,8 +120,19 @@ typedef struct {
     uint64_t frame_count;
 } ccore_stream_format;
 
-/** Opens a V4L2 capture node: checks capabilities, negotiates format and
- *  frame interval, requests and maps the buffers. Errors: -ENOENT (no node),
+/** Bytes that hold any message a source writes whole (an access denial names
+ *  the path and the udev rule, see CCORE_ACCESS_REASON_SIZE): pass a buffer of
+ *  this size to the open calls. A smaller one gets the message cut short. */
+#define CCORE_SOURCE_MESSAGE_SIZE 1280
+
+/** Opens a V4L2 capture node (single- or multi-planar API): checks capabilities, negotiates format and
+ *  frame interval, requests and maps the buffers (every plane). Formats the
+ *  kernels read in place (YUYV, NV12/NV12M, YUV420/YUV420M, YUV422P/YUV422M,
+ *  RGB24, GREY; rows padded to any bytesperline) stay zero-copy; MJPEG is
+ *  decoded at a reduced scale; Bayer and the other formats libv4lconvert
+ *  knows are converted to RGB24 into one buffer allocated here (their
+ *  ccore_stream_format reports the device's fourcc with pixel format RGB24).
+ *  Errors: -ENOENT (no node),
  *  -EACCES (no permission), -EBUSY (another process streams it),
  *  CCORE_E_NOT_CAPTURE, CCORE_E_NO_FORMAT, or the failing ioctl's -errno.
  *  On error *out is NULL and, if `message` is non-NULL, a description is
