@@ -39,6 +39,9 @@ package struct SampleStream: AsyncSequence, Sendable {
             guard let ring = ccore_source_ring(handle.raw) else { return finish() }
             var sample = ccore_frame_sample()
             while true {
+                // A cancelled consumer ends the sequence even with samples waiting:
+                // one that runs behind would otherwise read on to the end of a file.
+                if Task.isCancelled { return finish() }
                 if ccore_ring_pop(ring, &sample) {
                     handedOut = true
                     return FrameSample(sample)
@@ -61,7 +64,6 @@ package struct SampleStream: AsyncSequence, Sendable {
                 default:
                     break
                 }
-                if Task.isCancelled { return finish() }
                 await wakeup.wait()
             }
         }
