@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # Proves the package is consumable as released: copies the checkout (HEAD plus any
-# uncommitted changes to tracked files) into a temporary git repository, tags it
-# CIRCADIFY_TAG (default 0.1.0), and builds and runs Tests/Consumer against it through
+# uncommitted changes to tracked files) into a temporary git repository, tags it 0.1.0
+# (the version the consumer's manifest asks for), and builds and runs Tests/Consumer against it through
 # `.package(url: "file://…", from: "0.1.0")` with a plain `swift build`, as a client would
 # (no -Xcc flags: a version dependency must build with the package's own settings).
 # Prints the consumer's checks and closes with `N passed, M failed`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-repo=$PWD
-tag=${CIRCADIFY_TAG:-0.1.0}
+tag=0.1.0
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 say() { echo "consumer: $*" >&2; }
