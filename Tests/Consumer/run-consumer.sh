@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Proves the package is consumable as released: copies the checkout (HEAD plus any
 # uncommitted changes to tracked files) into a temporary git repository, tags it 0.1.0
-# (the version the consumer's manifest asks for), and builds and runs Tests/Consumer against it through
-# `.package(url: "file://…", from: "0.1.0")` with a plain `swift build`, as a client would
-# (no -Xcc flags: a version dependency must build with the package's own settings).
+# (the version the consumer's manifest asks for), and builds and runs Tests/Consumer
+# against it through `.package(url: "file://…", from: "0.1.0")` with a plain
+# `swift build`, as a client would (no -Xcc flags: a version dependency must build with
+# the package's own settings).
 # Prints the consumer's checks and closes with `N passed, M failed`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
