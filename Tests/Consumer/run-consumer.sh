@@ -36,6 +36,8 @@ cp -R Tests/Consumer "$work/consumer" && rm -rf "$work/consumer/.build" "$work/c
 swiftpm=(--package-path "$work/consumer" --scratch-path "$work/consumer/.build"
     --cache-path "$work/cache" --config-path "$work/config" --security-path "$work/security")
 export CIRCADIFY_PACKAGE_URL="file://$remote"
+# SwiftPM's lock files for these paths go to $TMPDIR: keep them in $work too.
+mkdir -p "$work/tmp" && export TMPDIR="$work/tmp"
 
 start=$SECONDS
 swift package "${swiftpm[@]}" resolve >"$work/resolve.log" 2>&1 || { cat "$work/resolve.log" >&2; give_up "resolve failed"; }
