@@ -2,6 +2,10 @@
 # All tests: installs what they need, then runs every suite below in order and closes
 # with one line counting them all. Each suite is a command that prints its own
 # `N passed, N failed` closing line (the unit tests are counted from swift test's output).
+# The suites: unit tests, the C core's exported symbols, a client package that depends on
+# this one by version (Tests/Consumer), the DocC build, the seeds' flows on a replay
+# camera, then, inside a QEMU guest with the vivid V4L2 driver, the core's kernel-driver
+# suite, the SDK's measurement, a loopback scan and the camera's error paths.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +15,13 @@ trap 'rm -rf "$log"' EXIT
 
 names=() passed=() failed=()
 status=0
+
+# The package carries no unsafeFlags (a client that depends on it by version would refuse
+# them), so CI adds its own C flags here: the warnings, as errors, and -O2, without which the
+# ground-truth generator renders the tests' clips about four times slower. Debug builds of
+# the other suites use the same flags, so nothing is compiled twice.
+c_flags=(-Xcc -O2 -Xcc -Wall -Xcc -Wextra -Xcc -Wno-unused-parameter -Xcc -Werror=all -Xcc -Werror=extra)
+export CIRCADIFY_SWIFT_FLAGS="${c_flags[*]}"
 
 # Counts a suite's `N passed, N failed` closing line; a run that fails without a failing
 # test (a build error, a guest that did not finish) counts as one failure.
@@ -35,7 +46,7 @@ suite() { # name title command...
 }
 
 unit_tests() { # swift test, counted by its per-test lines
-    swift test 2>&1 | tee "$log/unit.raw" | grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
+    swift test "${c_flags[@]}" 2>&1 | tee "$log/unit.raw" | grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
     local rc=${PIPESTATUS[0]}
     echo "unit: $(grep -cE "^✔ Test .*\) passed" "$log/unit.raw") passed," \
         "$(grep -cE "^✘ Test .*\) failed" "$log/unit.raw") failed"
@@ -44,6 +55,9 @@ unit_tests() { # swift test, counted by its per-test lines
 
 suite unit "unit tests (swift test)" unit_tests
 suite symbols "C library symbols (libCCore.a exports only ccore_ names)" Tools/check-symbols.sh
+suite consumer "consumer (a client package builds and runs against a tagged copy, by version)" \
+    Tests/Consumer/run-consumer.sh
+suite docs "documentation (DocC catalog builds with no warnings)" Tools/build-docs.sh
 suite examples "the seeds' flows (circadify-examples on a replay camera)" Tools/examples/run-examples.sh
 suite vivid "kernel-driver suite (vivid in a QEMU guest)" Tests/Integration/run-vivid-suite.sh
 suite sdk "the SDK on vivid (measureVitals, cancel, disconnect in the guest)" Tests/Integration/run-sdk-check.sh
