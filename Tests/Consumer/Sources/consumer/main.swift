@@ -120,5 +120,40 @@ check(warning.type == .lighting && !warning.message.isEmpty, "QualityWarning car
 check(ValidationStatus.Code.allCases.allSatisfy { !ValidationStatus($0).hint.isEmpty },
       "every ValidationStatus code has a hint")
 
+// MARK: The SDK (seed "Methods", "Error Handling")
+
+func keyError(_ key: String) -> CircadifyError? {
+    do {
+        _ = try CircadifySDK(apiKey: key)
+        return nil
+    } catch let error as CircadifyError {
+        return error
+    } catch {
+        return .unknown("\(error)")
+    }
+}
+check(keyError("") == .missingApiKey, "CircadifySDK(apiKey: \"\") throws missingApiKey")
+check(keyError("ck_live_short") == .invalidApiKey, "a malformed key throws invalidApiKey")
+check(keyError("ck_live_0123456789abcdef") == nil, "a well-formed key is accepted")
+
+let demographics = Demographics(age: 35, sex: .male, fitzpatrick: 3)  // as the seed writes it: no `try`
+let options = MeasurementOptions(demographics: demographics)
+check(options.duration == 30 && options.demographics == demographics, "MeasurementOptions defaults to 30 s")
+
+/// Options out of range are refused before the camera is even opened.
+if let sdk = try? CircadifySDK(apiKey: "ck_test_0123456789abcdef") {
+    check(sdk.processingStatus == .idle && sdk.metrics == nil, "a new SDK is idle with no metrics")
+    let never = CircadifyCamera(replaying: "/nonexistent/consumer.y4m")
+    do {
+        _ = try await sdk.measureVitals(camera: never, options: MeasurementOptions(duration: 1))
+        check(false, "a 1 s measurement is refused")
+    } catch let error as CircadifyError {
+        check(error.caseName == "processingFailed" && !never.isRunning,
+              "a 1 s measurement is refused before recording (\(error.errorDescription ?? ""))")
+    } catch {
+        check(false, "measureVitals throws a CircadifyError (got \(error))")
+    }
+}
+
 print("\(passed) passed, \(failed) failed")
 exit(failed == 0 ? 0 : 1)
