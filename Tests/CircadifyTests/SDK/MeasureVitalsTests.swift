@@ -243,9 +243,10 @@ import Testing
         #expect(recorder.seen.first == .starting && recorder.seen.last == .idle, "\(recorder.seen)")
         let metrics = try #require(sdk.metrics)
         #expect(metrics.hasCardio)
-        // The measurement starts once the face is found, in the first few frames of the clip.
+        // Times are seconds of video from its first frame; the measurement starts once the
+        // face is found, a frame or two later: the first estimate within 5 s of it.
         let pulse = try #require(firstPulse)
-        #expect(pulse <= 5.5, "first pulse estimate at \(pulse) s of video")
+        #expect(pulse <= 5, "first pulse estimate at \(pulse) s of video")
         #expect(abs((metrics.cardio.pulseRate.last?.value ?? 0) - Double(result.heartRate)) <= 5)
         await camera.release()
     }
