@@ -1,8 +1,7 @@
 /// The running estimate shown while the camera measures or monitors: the
 /// same analyzer as the final result, on the newest frames, about once a
-/// second of media time (a few milliseconds each). Until the first estimate
-/// it tries at every call, so one arrives as soon as the analyzer's minimum
-/// stretch of signal is in.
+/// second of media time (a few milliseconds each). Until the first confident
+/// estimate it tries at every call, so one arrives as soon as the signal allows.
 package struct LiveReadout {
     /// Seconds of the newest frames analysed for each update: the heart rate
     /// is the newest 10 s window of the track, breathing needs the longer stretch.
@@ -20,7 +19,9 @@ package struct LiveReadout {
         guard let last = frames.last?.time, last - lastUpdate >= 1 || last < lastUpdate else { return nil }
         let recent = Array(frames.suffix(while: { $0.time >= last - window }))
         guard let estimate = try? analyzer.analyze(recent) else { return nil }
-        lastUpdate = last
+        // Until the first confident pulse every call tries again (a few times a
+        // second), so it arrives as soon as the signal allows; then once a second.
+        if estimate.confidence >= ConfidenceModel.retry || reading?.heartRate != nil { lastUpdate = last }
         let wave = estimate.pulseWave.suffix(Int(waveSeconds * estimate.sampleRate))
         let peak = wave.map(abs).max() ?? 0
         // Below the retry band the "heart rate" is noise: report none rather than a number.

@@ -76,14 +76,6 @@ package actor ScanSession {
     private let timestamps: [Double]?
     private var pipeline: ScanPipeline?
     private let analyzer = VitalsAnalyzer()
-    /// The live estimate's analyzer reads from 4 s of signal instead of 5, so the
-    /// first pulse arrives within 5 s of measuring (its confidence says how far to
-    /// trust it); the result is always the full analyzer's.
-    private let liveAnalyzer: VitalsAnalyzer = {
-        var configuration = VitalsAnalyzer.Configuration()
-        configuration.minimumDuration = 4
-        return VitalsAnalyzer(configuration: configuration)
-    }()
     private var readout = LiveReadout()
     private var source: FrameSource?
     private var loop: Task<Void, Never>?
@@ -401,7 +393,7 @@ package actor ScanSession {
         if imageOutput, let image = await source?.takePreview() { eventSink.yield(.image(image)) }
         if measurement == nil {
             pipeline.forget(before: time - 2 * Self.preRoll)
-            if monitoring, let reading = readout.update(frames: pipeline.frames, analyzer: liveAnalyzer) {
+            if monitoring, let reading = readout.update(frames: pipeline.frames, analyzer: analyzer) {
                 yieldLive(reading)
             }
         } else {
@@ -468,7 +460,7 @@ package actor ScanSession {
         }
         measurement = m
         guard m.reporter.due(at: time) else { return }
-        if m.measuringFrom != nil, let reading = readout.update(frames: pipeline.frames, analyzer: liveAnalyzer) {
+        if m.measuringFrom != nil, let reading = readout.update(frames: pipeline.frames, analyzer: analyzer) {
             yieldLive(reading)
         }
         m.reporter.send(elapsed: m.firstFrame.map { time - $0 } ?? 0, reading: readout.reading)
