@@ -6,7 +6,8 @@ OpenCV decodes the file (Y4M or raw MJPEG, FFmpeg backend), a Haar cascade finds
 the face every 10th frame on a grey image 320 pixels wide (the width our own
 detector works at), the skin colour is the mean of the face box on every frame,
 POS (Wang et al. 2017, "Algorithmic principles of remote PPG") turns the RGB
-means into a pulse, and the highest Welch peak in 42-210 bpm is the heart rate.
+means into a pulse, band-passed to 42-210 bpm, and the highest Welch peak in that
+band is the heart rate.
 
 Prints one JSON object: heartRate (null when no face or too short), frames read,
 frames with a face, OpenCV version. A benchmark peer, not product code.
@@ -17,7 +18,7 @@ import sys
 
 import cv2
 import numpy as np
-from scipy.signal import welch
+from scipy.signal import butter, filtfilt, welch
 
 
 def face_means(path, fps, seconds):
@@ -62,6 +63,8 @@ def pos(rgb, fps):
 
 
 def heart_rate(pulse, fps):
+    """Band-pass 42-210 bpm (3rd-order Butterworth, both ways), then the Welch peak."""
+    pulse = filtfilt(*butter(3, [0.7, 3.5], btype="bandpass", fs=fps), pulse)
     freqs, power = welch(pulse, fs=fps, nperseg=min(len(pulse), int(10 * fps)), nfft=8192)
     band = (freqs >= 0.7) & (freqs <= 3.5)
     return 60.0 * freqs[band][np.argmax(power[band])]
