@@ -14,6 +14,8 @@
 #   BENCH_RUNS=5 BENCH_CPU=0 Tools/bench/pipeline-vs-peers.sh
 #
 # BENCH_RUNS (default 3) runs per tool and file; BENCH_CPU (default 1) the core;
+# BENCH_PY_DETECT_WIDTH (default 320, our detector's width; 0 = the full frame)
+# the width of the grey copy the plain pipeline's Haar cascade scans;
 # BENCH_SEED (default 1) the person in the clips; BENCH_SECONDS (default 30)
 # seconds measured: the clips are 2 s longer, `circadify scan --duration` and
 # pos_pipeline.py --seconds read the first BENCH_SECONDS, vitallens the whole clip.
@@ -30,6 +32,7 @@ RUNS="${BENCH_RUNS:-3}"
 CPU="${BENCH_CPU:-1}"
 SEED="${BENCH_SEED:-1}"
 SECONDS_MEASURED="${BENCH_SECONDS:-30}"
+PY_DETECT_WIDTH="${BENCH_PY_DETECT_WIDTH:-320}"
 CLIP_SECONDS=$((SECONDS_MEASURED + 2))
 FPS=30
 
@@ -37,6 +40,8 @@ source "$ROOT/Tools/bench/lib.sh"
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "pipeline-vs-peers.sh: BENCH_RUNS must be a positive integer" >&2; exit 2; }
 [[ "$SECONDS_MEASURED" =~ ^[1-9][0-9]*$ ]] && [ "$SECONDS_MEASURED" -ge 10 ] ||
     { echo "pipeline-vs-peers.sh: BENCH_SECONDS must be an integer, at least 10" >&2; exit 2; }
+[[ "$PY_DETECT_WIDTH" =~ ^[0-9]+$ ]] ||
+    { echo "pipeline-vs-peers.sh: BENCH_PY_DETECT_WIDTH must be 0 (the full frame) or a width" >&2; exit 2; }
 command -v swift >/dev/null || { echo "pipeline-vs-peers.sh: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
 "$ROOT/Tools/setup.sh" python3 python3-venv ffmpeg time
 taskset -c "$CPU" true 2>/dev/null || { echo "pipeline-vs-peers.sh: cannot pin to CPU $CPU (BENCH_CPU)" >&2; exit 2; }
@@ -102,6 +107,7 @@ def version(n):
         return "not installed"
 print("python packages: " + ", ".join(f"{n} {version(n)}" for n in names))
 EOF
+    echo "plain Python pipeline: Haar cascade on a grey copy $([ "$PY_DETECT_WIDTH" = 0 ] && echo "at full size" || echo "$PY_DETECT_WIDTH px wide") every 10th frame"
     echo "ffmpeg (vitallens's decoder): $(ffmpeg -version | head -1 | cut -d' ' -f3)"
     echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); runs pinned to CPU $CPU"
 } | tee "$OUT/versions.txt"
@@ -128,7 +134,7 @@ for run in $(seq 1 "$RUNS"); do
         measure circadify "$name" "$run" "$BIN/circadify" scan --input "$file" --fps "$FPS" \
             --duration "$SECONDS_MEASURED" --json
         measure python "$name" "$run" "$PY" "$ROOT/Tools/bench/pos_pipeline.py" "$file" --fps "$FPS" \
-            --seconds "$SECONDS_MEASURED"
+            --seconds "$SECONDS_MEASURED" --detect-width "$PY_DETECT_WIDTH"
         if [ "$VITALLENS" = 1 ]; then
             vfile="$file"
             [ "${name%%-*}" = mjpeg ] && vfile="${file%.*}.mkv"

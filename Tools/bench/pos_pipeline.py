@@ -4,10 +4,10 @@ against: what a competent person writes in an afternoon with OpenCV and SciPy.
 
 OpenCV decodes the file (Y4M or raw MJPEG, FFmpeg backend), a Haar cascade finds
 the face every 10th frame on a grey image 320 pixels wide (the width our own
-detector works at), the skin colour is the mean of the face box on every frame,
-POS (Wang et al. 2017, "Algorithmic principles of remote PPG") turns the RGB
-means into a pulse, band-passed to 42-210 bpm, and the highest Welch peak in that
-band is the heart rate.
+detector works at; --detect-width 0 scans the full frame), the skin colour is the
+mean of the face box on every frame, POS (Wang et al. 2017, "Algorithmic
+principles of remote PPG") turns the RGB means into a pulse, band-passed to
+42-210 bpm, and the highest Welch peak in that band is the heart rate.
 
 Prints one JSON object: heartRate (null when no face or too short), frames read,
 frames with a face, OpenCV version. A benchmark peer, not product code.
@@ -21,7 +21,7 @@ import numpy as np
 from scipy.signal import butter, filtfilt, welch
 
 
-def face_means(path, fps, seconds):
+def face_means(path, fps, seconds, detect_width):
     """Mean (R, G, B) of the face box, one row per frame with a face."""
     cascade = cv2.CascadeClassifier(cv2.data.haarcascades + "haarcascade_frontalface_default.xml")
     capture = cv2.VideoCapture(path)
@@ -34,9 +34,10 @@ def face_means(path, fps, seconds):
         if not ok:
             break
         if frames % 10 == 0:
-            scale = 320 / frame.shape[1]
-            grey = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), None, fx=scale, fy=scale,
-                              interpolation=cv2.INTER_AREA)
+            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            scale = detect_width / frame.shape[1] if detect_width else 1.0
+            if scale != 1.0:
+                grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
             faces = cascade.detectMultiScale(grey, scaleFactor=1.1, minNeighbors=5, minSize=(30, 30))
             if len(faces):
                 x, y, w, h = max(faces, key=lambda f: f[2] * f[3]) / scale
@@ -75,9 +76,13 @@ def main():
     parser.add_argument("video", help="Y4M or raw MJPEG file")
     parser.add_argument("--fps", type=float, default=30.0, help="the file's frame rate (raw MJPEG has none)")
     parser.add_argument("--seconds", type=float, help="read only the first SECONDS of the file")
+    parser.add_argument("--detect-width", type=int, default=320,
+                        help="width of the grey copy the cascade scans (default 320; 0: the full frame)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    rgb, frames = face_means(args.video, args.fps, args.seconds)
+    if args.detect_width < 0:
+        parser.error("--detect-width must be 0 (the full frame) or a width in pixels")
+    rgb, frames = face_means(args.video, args.fps, args.seconds, args.detect_width)
     hr = heart_rate(pos(rgb, args.fps), args.fps) if len(rgb) >= 4 * args.fps else None
     json.dump({"heartRate": hr, "frames": frames, "framesWithFace": len(rgb), "opencv": cv2.__version__},
               sys.stdout)
