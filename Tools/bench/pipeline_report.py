@@ -69,7 +69,7 @@ def main():
     clips = [c.split("=", 1) for c in a.clip]
 
     summary = {}
-    lines = ["| clip | tool | frames | CPU ms/frame | x circadify | wall s | peak RSS MB | HR bpm (truth) |",
+    lines = ["| clip | tool | frames | CPU ms/frame | x circadify | wall s | peak RSS MiB | HR bpm (truth) |",
              "|---|---|---:|---:|---:|---:|---:|---|"]
     runs_seen = 0
     for name, clip_file in clips:
