@@ -110,7 +110,7 @@ def main():
     for name, _ in clips:
         ours = summary.get((name, "circadify"))
         if ours is None:
-            print(f"  {name}: circadify scan did not run")
+            print(f"  {name}: no circadify scan result (see the table)")
             continue
         verdicts = []
         if name in TARGETS:
