@@ -10,7 +10,7 @@
 # time, python3-venv; a venv with pinned versions under .build-bench/peers-venv),
 # builds circadify and circadify-groundtruth in release mode.
 #
-#   Tools/bench/pipeline-vs-peers.sh                  # ~5 min on 2 cores
+#   Tools/bench/pipeline-vs-peers.sh   # ~2.5 min (the first time: + venv, builds, clips)
 #   BENCH_RUNS=5 BENCH_CPU=0 Tools/bench/pipeline-vs-peers.sh
 #
 # BENCH_RUNS (default 3) runs per tool and file; BENCH_CPU (default 1) the core;
