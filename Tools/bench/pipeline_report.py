@@ -41,8 +41,11 @@ def load_run(base, tool, seconds, fps):
         why = result.get("message") or (err[-1] if err else "")
         return {"error": f"exit {rc}: {why}"[:160]}
     user, sys_, wall, rss_kb = open(base + ".time").read().split()[-4:]
-    # circadify scan reads exactly the file's first `seconds` (FileScan.swift); the
-    # Python peers say how many frames they read.
+    # circadify scan measures `seconds` from the first frame at the face, a frame or
+    # few into the clip; counting only those makes its figure err high, never low. The
+    # Python peers say how many frames they read. circadify measures `--duration` seconds
+    # from the first frame at the face, a frame or few into the clip: counting only the
+    # measured ones makes its figure err high, never low.
     frames = round(seconds * fps) if tool == "circadify" else result.get("frames")
     if not frames:
         return {"error": "read no frames"}
