@@ -215,18 +215,25 @@ void ccore_processor_sample_lost(ccore_processor *p, const ccore_frame_sample *s
     p->pending_overflow += s->overflow_before + 1;
 }
 
-int ccore_processor_take_thumbnail(ccore_processor *p, uint8_t *dst, uint32_t dst_size, uint32_t *width,
-                                   uint32_t *height, uint64_t *sequence) {
-    if (!p || !dst) return -EINVAL;
-    if (!p->thumbnails || !ccore_mailbox_refresh(p->thumbnails)) return 0;
-    const thumbnail_header *hdr = ccore_mailbox_read_slot(p->thumbnails);
-    size_t n = (size_t)hdr->width * hdr->height;
+/* Copies the newest picture published in `box` since the last call (a
+ * thumbnail_header, then width * height * channels bytes); 1 when there was one. */
+static int take_picture(ccore_mailbox *box, size_t channels, uint8_t *dst, uint32_t dst_size, uint32_t *width,
+                        uint32_t *height, uint64_t *sequence) {
+    if (!box || !ccore_mailbox_refresh(box)) return 0;
+    const thumbnail_header *hdr = ccore_mailbox_read_slot(box);
+    size_t n = (size_t)hdr->width * hdr->height * channels;
     if (dst_size < n) return -E2BIG;
     memcpy(dst, hdr + 1, n);
     if (width) *width = hdr->width;
     if (height) *height = hdr->height;
     if (sequence) *sequence = hdr->sequence;
     return 1;
+}
+
+int ccore_processor_take_thumbnail(ccore_processor *p, uint8_t *dst, uint32_t dst_size, uint32_t *width,
+                                   uint32_t *height, uint64_t *sequence) {
+    if (!p || !dst) return -EINVAL;
+    return take_picture(p->thumbnails, 1, dst, dst_size, width, height, sequence);
 }
 
 void ccore_processor_set_preview(ccore_processor *p, int on) {
@@ -236,15 +243,7 @@ void ccore_processor_set_preview(ccore_processor *p, int on) {
 int ccore_processor_take_preview(ccore_processor *p, uint8_t *dst, uint32_t dst_size, uint32_t *width,
                                  uint32_t *height, uint64_t *sequence) {
     if (!p || !dst) return -EINVAL;
-    if (!p->previews || !ccore_mailbox_refresh(p->previews)) return 0;
-    const thumbnail_header *hdr = ccore_mailbox_read_slot(p->previews);
-    size_t n = (size_t)hdr->width * hdr->height * 3;
-    if (dst_size < n) return -E2BIG;
-    memcpy(dst, hdr + 1, n);
-    if (width) *width = hdr->width;
-    if (height) *height = hdr->height;
-    if (sequence) *sequence = hdr->sequence;
-    return 1;
+    return take_picture(p->previews, 3, dst, dst_size, width, height, sequence);
 }
 
 void ccore_processor_get_counters(const ccore_processor *cp, ccore_processor_counters *out) {

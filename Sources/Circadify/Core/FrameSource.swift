@@ -171,13 +171,8 @@ package actor FrameSource {
 
     /// The newest thumbnail published since the last call, if any.
     package func takeThumbnail() -> LumaThumbnail? {
-        let capacity = thumbnailSize.width * thumbnailSize.height
-        guard capacity > 0 else { return nil }
-        var pixels = [UInt8](repeating: 0, count: capacity)
-        var width: UInt32 = 0, height: UInt32 = 0, sequence: UInt64 = 0
-        let got = ccore_source_take_thumbnail(handle.raw, &pixels, UInt32(pixels.count), &width, &height, &sequence)
-        guard got == 1 else { return nil }
-        return LumaThumbnail(width: Int(width), height: Int(height), sequence: sequence, pixels: pixels)
+        takePicture(bytes: thumbnailSize.width * thumbnailSize.height, using: ccore_source_take_thumbnail)
+            .map { LumaThumbnail(width: $0.width, height: $0.height, sequence: $0.sequence, pixels: $0.pixels) }
     }
 
     /// Switches the RGB preview on or off (a source opened with a preview size).
@@ -187,11 +182,18 @@ package actor FrameSource {
 
     /// The newest RGB preview published since the last call, if any.
     package func takePreview() -> RGBFrame? {
-        guard previewCapacity > 0 else { return nil }
-        var pixels = [UInt8](repeating: 0, count: previewCapacity)
+        takePicture(bytes: previewCapacity, using: ccore_source_take_preview)
+    }
+
+    private typealias Taker = (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UInt32, UnsafeMutablePointer<UInt32>?,
+                               UnsafeMutablePointer<UInt32>?, UnsafeMutablePointer<UInt64>?) -> Int32
+
+    /// One of the core's latest-picture mailboxes, read into a fresh array.
+    private func takePicture(bytes: Int, using take: Taker) -> RGBFrame? {
+        guard bytes > 0 else { return nil }
+        var pixels = [UInt8](repeating: 0, count: bytes)
         var width: UInt32 = 0, height: UInt32 = 0, sequence: UInt64 = 0
-        let got = ccore_source_take_preview(handle.raw, &pixels, UInt32(pixels.count), &width, &height, &sequence)
-        guard got == 1 else { return nil }
+        guard take(handle.raw, &pixels, UInt32(bytes), &width, &height, &sequence) == 1 else { return nil }
         return RGBFrame(width: Int(width), height: Int(height), sequence: sequence, pixels: pixels)
     }
 
