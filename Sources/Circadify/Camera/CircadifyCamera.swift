@@ -55,9 +55,12 @@ public final class CircadifyCamera {
         case replay(path: String, fps: UInt32, pace: ReplayPace)
     }
 
+    /// The position's node is looked up in the background (listing /dev opens every
+    /// node), so `devicePath` and `authorizationStatus` fill in a moment after init.
     public init(position: Position = .front) {
         self.position = position
         source = .position
+        Task { [weak self] in await self?.refreshStatus() }
     }
 
     /// A named capture node, e.g. "/dev/video2"; `position` says whether its preview is mirrored.
