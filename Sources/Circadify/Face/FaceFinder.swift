@@ -9,10 +9,20 @@
 /// searched about once a second — for faces entering the picture, which the
 /// tracker and the quality monitor (`multipleFaces`) must see — and at once
 /// whenever the window comes up empty (the face moved fast, turned, left).
-/// Faces beside the tracked one from the last whole-frame search are reported
-/// with every windowed result until the next one, so the tracker's hand-over
-/// rule and the quality monitor see the same faces as before.
+/// Faces beside the tracked one from the last whole-frame search are carried
+/// with every windowed result until the next one, for the quality monitor
+/// (`multipleFaces` must hold for a second); the tracker is given only what was
+/// searched, so a passing false hit cannot be carried into a hand-over.
 package final class FaceFinder {
+    /// One search's faces, normalized.
+    package struct Result: Sendable, Equatable {
+        /// Found by this search (the window's, or the whole frame's).
+        package var found: [NormalizedRect]
+        /// Found beside the tracked face by the last whole-frame search, not searched again.
+        package var carried: [NormalizedRect]
+        package var all: [NormalizedRect] { found + carried }
+    }
+
     package struct Configuration: Sendable {
         /// Seconds between whole-frame searches while a face is tracked.
         package var fullScanInterval = 1.0
@@ -21,7 +31,7 @@ package final class FaceFinder {
         /// Face sizes searched in the window, relative to the tracked box: wide
         /// enough for every raw hit that clusters with the face's, so its box comes
         /// out as a whole-frame search draws it.
-        package var sizeRange: ClosedRange<Float> = 0.6...1.6
+        package var sizeRange: ClosedRange<Float> = 0.5...2.0
         package init() {}
     }
 
@@ -46,12 +56,16 @@ package final class FaceFinder {
     /// Faces on `thumbnail` (taken at `time` seconds), normalized, the tracked
     /// one (`tracked`, nil when none) searched for near its last place.
     package func find(in thumbnail: LumaThumbnail, tracked: NormalizedRect?, at time: Double)
-        throws(CoreError) -> [NormalizedRect] {
+        throws(CoreError) -> Result {
         if let tracked, time - lastFullScan < configuration.fullScanInterval, time >= lastFullScan,
            let window = window(around: tracked, in: thumbnail) {
             windowScans += 1
             let found = try search(thumbnail, in: window.area, minSize: window.minSize, maxSize: window.maxSize)
-            if !found.isEmpty { return found + others }
+            // A face near the area's edge may have had some of its raw hits cut off,
+            // which would move its box: only faces well inside the area are taken.
+            if !found.isEmpty, found.allSatisfy({ clear(of: window.area, $0, in: thumbnail) }) {
+                return Result(found: found, carried: others)
+            }
         }
         fullScans += 1
         let all = try search(thumbnail, in: nil, minSize: nil, maxSize: nil)
@@ -65,7 +79,7 @@ package final class FaceFinder {
             lastFullScan = -.infinity
             others = []
         }
-        return all
+        return Result(found: all, carried: [])
     }
 
     /// Forgets the faces beside the tracked one (tracking stopped).
@@ -90,6 +104,18 @@ package final class FaceFinder {
         return (PixelRect(x: left, y: top, width: right - left, height: bottom - top),
                 max(1, Int((side * configuration.sizeRange.lowerBound).rounded(.down))),
                 Int((side * configuration.sizeRange.upperBound).rounded(.up)))
+    }
+
+    /// Whether `box` keeps a quarter of its size from every edge of `area` that is
+    /// not the image's own edge (where a whole-image search has no more hits either).
+    private func clear(of area: PixelRect, _ box: NormalizedRect, in thumbnail: LumaThumbnail) -> Bool {
+        let w = Float(thumbnail.width), h = Float(thumbnail.height)
+        let gapX = box.width * w / 4, gapY = box.height * h / 4
+        let left = box.x * w, top = box.y * h, right = (box.x + box.width) * w, bottom = (box.y + box.height) * h
+        return (area.x == 0 || left - Float(area.x) >= gapX)
+            && (area.y == 0 || top - Float(area.y) >= gapY)
+            && (area.x + area.width == thumbnail.width || Float(area.x + area.width) - right >= gapX)
+            && (area.y + area.height == thumbnail.height || Float(area.y + area.height) - bottom >= gapY)
     }
 
     private func search(_ thumbnail: LumaThumbnail, in area: PixelRect?, minSize: Int?, maxSize: Int?)

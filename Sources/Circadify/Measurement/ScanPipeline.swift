@@ -10,7 +10,7 @@
 package final class ScanPipeline {
     /// Faces on one thumbnail taken at a time (seconds), normalized, in any
     /// order, given the face being tracked (nil when none): see `FaceFinder`.
-    package typealias Detect = (LumaThumbnail, NormalizedRect?, Double) throws(CoreError) -> [NormalizedRect]
+    package typealias Detect = (LumaThumbnail, NormalizedRect?, Double) throws(CoreError) -> FaceFinder.Result
 
     /// The detector's thumbnail fits a 320-pixel square at the frame's aspect
     /// (320x240 for 4:3; a portrait 480x640 clip gives 240x320): faces down to
@@ -37,7 +37,8 @@ package final class ScanPipeline {
 
     /// Frames measured at a tracked face, oldest first (bounded by `forget`).
     package private(set) var frames = [SignalFrame]()
-    /// Faces found by the last detector call (the tracked one included).
+    /// Faces found by the last detector call (the tracked one included), and those
+    /// carried from the last whole-frame search.
     package private(set) var lastDetections = [NormalizedRect]()
 
     /// `quality` configures the monitor (files: no camera-tuning status, their controls never lock).
@@ -98,12 +99,14 @@ package final class ScanPipeline {
     /// when the skin mask changed. A detector failure (a thumbnail larger than
     /// it was made for) is processingFailed.
     package func consume(thumbnail: LumaThumbnail, at time: Double) throws(CircadifyError) -> RegionSet? {
+        let search: FaceFinder.Result
         do {
-            lastDetections = try detect(thumbnail, tracker.track?.box, time)
+            search = try detect(thumbnail, tracker.track?.box, time)
         } catch {
             throw .processingFailed("face detection failed: \(error.message)")
         }
-        if let track = tracker.update(detections: lastDetections, at: time) {
+        lastDetections = search.all
+        if let track = tracker.update(detections: search.found, at: time) {
             faceCentreY = motion.update(thumbnail: thumbnail, box: track.box)
         } else {
             motion.reset()

@@ -56,7 +56,7 @@ import Testing
         -> ([[NormalizedRect]], FaceFinder) {
         let detector = try FaceDetector(maxWidth: 320, maxHeight: 320)
         let finder = FaceFinder(detector: detector, configuration: configuration,
-                                keep: ScanPipeline.withoutEnclosingBoxes)
+                                keep: { ScanPipeline.withoutEnclosingBoxes($0) })
         let pipeline = ScanPipeline(quality: .init(reportsCameraTuning: false)) { thumbnail, tracked, time throws(CoreError) in
             try finder.find(in: thumbnail, tracked: tracked, at: time)
         }
