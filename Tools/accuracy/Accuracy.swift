@@ -169,7 +169,8 @@ struct Accuracy: AsyncParsableCommand {
                 + (score.failure.map { " FAILED: \($0)" } ?? "")
                 + String(format: " snr %.1f cons %.2f skin %.2f ", score.snr ?? .nan, score.consistency ?? .nan,
                          score.skinCoverage ?? .nan)
-                + (score.breathing ?? []).joined(separator: ", ") + "\n"
+                + (score.breathing ?? []).joined(separator: ", ")
+                + " | " + (score.reliability ?? []).map { String(format: "%.2f", $0) }.joined(separator: " ") + "\n"
             ).utf8))
         }
         return score

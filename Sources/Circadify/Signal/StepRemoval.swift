@@ -14,20 +14,23 @@ import Foundation
 /// removed whole.
 package enum StepRemoval {
     /// Returns the cleaned traces and the sample indices where a step was removed.
-    package static func apply(_ regions: [[SIMD3<Double>]], threshold: Double = 6)
+    /// `threshold`: how many noise SDs (over the three channels together) make a step.
+    package static func apply(_ regions: [[SIMD3<Double>]], threshold: Double = 12)
         -> (traces: [[SIMD3<Double>]], steps: [Int])
     {
         guard let count = regions.map(\.count).min(), count > 8 else { return (regions, []) }
         let logs = regions.map { rgb in rgb.map { SIMD3(log(max($0.x, 1e-3)), log(max($0.y, 1e-3)), log(max($0.z, 1e-3))) } }
         let diffs = logs.map { l in (1..<count).map { l[$0] - l[$0 - 1] } }
-        // Each sample's change, averaged over the regions: its size per channel.
+        // Each sample's change, averaged over the regions, in units of each channel's own
+        // sample-to-sample noise (dark skin's blue is much noisier, relatively, than its red).
         let joint = (0..<(count - 1)).map { i in diffs.reduce(SIMD3<Double>.zero) { $0 + $1[i] } / Double(diffs.count) }
-        let size = joint.map { max(abs($0.x), abs($0.y), abs($0.z)) }
-        let typical = SignalMath.median(size)
-        let spread = max(SignalMath.medianAbsoluteDeviation(size), 1e-4)
+        let noise = SIMD3(robustSD(joint.map(\.x)), robustSD(joint.map(\.y)), robustSD(joint.map(\.z)))
+        let size = joint.map { ($0 / noise * ($0 / noise)).sum().squareRoot() }
         // Physical floor: 0.6% in a channel from one sample to the next is ten times what
         // the pulse does; below it, nothing is a step whatever the noise.
-        func isStep(_ i: Int, _ k: Double) -> Bool { size[i] > typical + k * spread && size[i] > 0.006 }
+        func isStep(_ i: Int, _ k: Double) -> Bool {
+            size[i] > k && max(abs(joint[i].x), abs(joint[i].y), abs(joint[i].z)) > 0.006
+        }
         var removed = [Bool](repeating: false, count: count - 1)
         for i in joint.indices where isStep(i, threshold) {
             removed[i] = true
@@ -51,8 +54,11 @@ package enum StepRemoval {
         return (cleaned, steps)
     }
 
+    /// The standard deviation of Gaussian noise (scaled MAD), unmoved by the steps themselves.
+    private static func robustSD(_ x: [Double]) -> Double { max(SignalMath.medianAbsoluteDeviation(x), 1e-5) }
+
     /// One trace on its own.
-    package static func apply(_ rgb: [SIMD3<Double>], threshold: Double = 6) -> (trace: [SIMD3<Double>], steps: [Int]) {
+    package static func apply(_ rgb: [SIMD3<Double>], threshold: Double = 12) -> (trace: [SIMD3<Double>], steps: [Int]) {
         let result = apply([rgb], threshold: threshold)
         return (result.traces[0], result.steps)
     }
