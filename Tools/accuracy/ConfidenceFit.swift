@@ -17,8 +17,12 @@ struct ConfidenceFit {
     /// The share of answers at >= 0.7 that must be right on the tuning split: above the
     /// seed's 97%, a margin for what the tuning split has not shown.
     static let reliablePrecision = 0.985
-    /// How far above the most convincing pulse-free clip the retry edge sits, in probability.
-    static let retryMargin = 0.05
+    /// The retry edge: pulse-free inputs must fall below it all but once in this many (a
+    /// vital read off a photograph is the worst failure there is), on a normal fitted to the
+    /// log-odds of the tuning split's pulse-free clips.
+    static let pulseFreeTail = 1000.0
+    /// The normal quantile of 1 − 1/`pulseFreeTail`.
+    static let pulseFreeQuantile = 3.09
 
     /// The penalty on the standardized weights: with a few dozen clips and perfectly
     /// separable classes an unpenalized fit would run its weights off to infinity.
@@ -66,8 +70,8 @@ struct ConfidenceFit {
 
     /// The bands' edges as probabilities. Reliable: the lowest probability above which the
     /// tuning clips are right at least `reliablePrecision` of the time (the seed's band is a
-    /// promise about the clips in it, not about each one). Retry: an even chance, or
-    /// `retryMargin` above the most convincing pulse-free clip if that is higher.
+    /// promise about the clips in it, not about each one). Retry: an even chance, or the
+    /// probability a pulse-free input exceeds once in `pulseFreeTail` if that is higher.
     static func bandEdges(_ clips: [(p: Double, right: Bool)], pulseFree: [Double]) -> (reliable: Double, retry: Double) {
         let sorted = clips.sorted { $0.p > $1.p }
         var reliable = 0.99, right = 0
@@ -77,7 +81,14 @@ struct ConfidenceFit {
             if Double(right) / Double(n + 1) < reliablePrecision { break }
             if clip.right { reliable = clip.p }
         }
-        let retry = min(max(0.5, (pulseFree.max() ?? 0) + retryMargin), reliable - 0.05)
+        let logits = pulseFree.map { log(max($0, 1e-9) / max(1 - $0, 1e-9)) }
+        var tail = 0.5
+        if logits.count >= 3 {
+            let m = logits.reduce(0, +) / Double(logits.count)
+            let sd = (logits.map { ($0 - m) * ($0 - m) }.reduce(0, +) / Double(logits.count - 1)).squareRoot()
+            tail = 1 / (1 + exp(-(m + pulseFreeQuantile * sd)))
+        }
+        let retry = min(max(0.5, tail, pulseFree.max() ?? 0), reliable - 0.05)
         return (max(reliable, retry + 0.05), retry)
     }
 
@@ -145,7 +156,7 @@ struct ConfidenceFit {
                     weights: \(list(model.weights)),
                     intercept: \(String(format: "%.5g", model.intercept)))
                 // Band edges: right \(String(format: "%.1f", Self.reliablePrecision * 100))% of the time above the first on the \
-            tuning split; the second \(Self.retryMargin) above its most convincing pulse-free clip, or an even chance.
+            tuning split; pulse-free inputs above the second once in \(Int(Self.pulseFreeTail)) (a normal on their log-odds).
                 package static let reliableProbability = \(String(format: "%.4f", reliableProbability))
                 package static let retryProbability = \(String(format: "%.4f", retryProbability))
             """

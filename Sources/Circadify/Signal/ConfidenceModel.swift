@@ -34,16 +34,16 @@ package enum ConfidenceModel {
 
     // Fitted by `circadify-accuracy --split tune --seeds 6 --fit-confidence` (README, "Ground-truth
     // videos and accuracy"); refit and paste when the pipeline changes.
-    // Confidence map fitted on 96 clips (62 within ±3 bpm), mean log-loss 0.261.
+    // Confidence map fitted on 96 clips (64 within ±3 bpm), mean log-loss 0.297.
     // Features: snr, consistency, methodsAgree, waveAgreement, stepsPerMinute, motion.
     package static let fitted = LogisticModel(
-        means: [0.49436, 0.71835, 0.75, 0.64453, 43.209, 0.0065878],
-        scales: [3.4289, 0.28228, 0.43301, 0.2866, 32.165, 0.0047641],
-        weights: [0.28241, 1.4975, 0.286, 0.94924, 0, -0.34468],
-        intercept: 1.2643)
-    // Band edges: right 98.5% of the time above the first on the tuning split; the second 0.05 above its most convincing pulse-free clip, or an even chance.
-    package static let reliableProbability = 0.9388
-    package static let retryProbability = 0.5655
+        means: [0.096717, 0.69071, 0.69792, 0.63151, 43.209, 0.0065878],
+        scales: [3.7681, 0.30558, 0.45916, 0.29831, 32.165, 0.0047641],
+        weights: [0.25688, 1.1372, 0, 1.1663, -0.016298, -0.2783],
+        intercept: 1.4127)
+    // Band edges: right 98.5% of the time above the first on the tuning split; pulse-free inputs above the second once in 1000 (a normal on their log-odds).
+    package static let reliableProbability = 0.9239
+    package static let retryProbability = 0.8250
 
     /// The probability that the heart rate is within ±3 bpm.
     package static func probability(_ q: SignalQuality) -> Double {
@@ -58,9 +58,9 @@ package enum ConfidenceModel {
 
     /// The bands as probabilities: a confidence of 0.7 stands for `reliableProbability`,
     /// above which the tuning split's answers were right at least 98.5% of the time (the
-    /// seed's promise is 97% over the band), and 0.4 for `retryProbability`, an even chance
-    /// or more (above every pulse-free tuning clip); in between and beyond, the log-odds are
-    /// scaled linearly: confidence = σ(a · logit(p) + b).
+    /// seed's promise is 97% over the band), and 0.4 for `retryProbability`, which a
+    /// pulse-free input exceeds about once in a thousand; in between and beyond, the
+    /// log-odds are scaled linearly: confidence = σ(a · logit(p) + b).
     private static let bandSlope = (logit(reliable) - logit(retry)) / (logit(reliableProbability) - logit(retryProbability))
     private static let bandOffset = logit(retry) - bandSlope * logit(retryProbability)
 

@@ -68,13 +68,18 @@ package enum RespirationEstimator {
     /// averaged by quality; nil when none is clear. Head motion, when present and clear,
     /// counts double: it is breathing itself, the others are its side effects. A side
     /// effect alone is not enough: the pulse's amplitude or rhythm can swing at a pace of
-    /// their own (the Mayer wave, a change of posture), so without clear head motion a rate
-    /// needs two side effects that agree.
+    /// their own (the Mayer wave, a camera hunting for its exposure), so without clear head
+    /// motion a rate needs two side effects that agree and are independent: the skin's
+    /// brightness and the pulse (its amplitude and its rhythm come from the same wave, and
+    /// count as one).
     static func fuse(_ readings: [Reading]) -> Double? {
         let clear = readings.filter { $0.quality >= minimumQuality }
         func weight(_ r: Reading) -> Double { r.quality * r.quality * (r.source == .motion ? 2 : 1) }
         let groups = clear.map { centre in clear.filter { abs($0.breathsPerMinute - centre.breathsPerMinute) <= 2 } }
-            .filter { group in group.count >= 2 || group.contains { $0.source == .motion } }
+            .filter { group in
+                group.contains { $0.source == .motion }
+                    || (group.contains { $0.source == .intensity } && group.contains { $0.source != .intensity })
+            }
         guard let best = groups.max(by: { $0.reduce(0) { $0 + weight($1) } < $1.reduce(0) { $0 + weight($1) } })
         else { return nil }
         return best.reduce(0) { $0 + $1.breathsPerMinute * weight($1) } / best.reduce(0) { $0 + weight($1) }

@@ -47,6 +47,7 @@ package final class VitalsAnalyzer {
         let cleaned = StepRemoval.apply(trace.colors)
         let steps = cleaned.steps
         var regionTraces = cleaned.traces
+        if let faceY = trace.faceCenterY { regionTraces = MotionRegression.apply(regionTraces, faceY: faceY, filter: filter) }
         regionTraces.append(Self.pooled(regionTraces))
         var waves = [(projection: PulseProjection, wave: [Double])]()
         for rgb in regionTraces {

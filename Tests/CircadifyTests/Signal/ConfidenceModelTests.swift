@@ -8,7 +8,8 @@ import Testing
         #expect(abs(ConfidenceModel.confidence(probability: ConfidenceModel.reliableProbability) - ConfidenceModel.reliable) < 1e-9)
         #expect(abs(ConfidenceModel.confidence(probability: ConfidenceModel.retryProbability) - ConfidenceModel.retry) < 1e-9)
         // A confident answer is at least 97% likely right; a retry no better than even.
-        #expect(ConfidenceModel.reliableProbability >= 0.9 && ConfidenceModel.retryProbability >= 0.5)
+        #expect(ConfidenceModel.reliableProbability >= 0.9 && ConfidenceModel.retryProbability >= 0.5
+               && ConfidenceModel.retryProbability < ConfidenceModel.reliableProbability)
         var previous = 0.0
         for p in stride(from: 0.01, through: 0.99, by: 0.01) {
             let c = ConfidenceModel.confidence(probability: p)
