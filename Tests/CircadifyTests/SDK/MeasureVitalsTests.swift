@@ -16,7 +16,7 @@ import Testing
         let camera = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
         #expect(camera.authorizationStatus == .authorized)
         let before = Date()
-        let first = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 6))
+        let first = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 12))
         #expect(abs(first.heartRate - 75) <= 3, "read \(first.heartRate), truth 75")
         #expect(first.confidence >= 0.4)
         #expect(first.spo2 == nil && first.systolicBp == nil && first.diastolicBp == nil)
@@ -26,7 +26,7 @@ import Testing
         await camera.release()
         // A fast replay runs on between measurements, so the next one gets a camera of its own.
         let again = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
-        let second = try await sdk.measureVitals(camera: again, options: MeasurementOptions(duration: 6))
+        let second = try await sdk.measureVitals(camera: again, options: MeasurementOptions(duration: 12))
         #expect(second.sessionId != first.sessionId)
         #expect(UUID(uuidString: second.sessionId) != nil)
         #expect(second == first || second.heartRate == first.heartRate, "a lockstep replay measures the same way")
@@ -216,12 +216,12 @@ import Testing
     /// (as an app's preview has it), the first pulse estimate within 5 s of video
     /// after measuring starts.
     @Test func stateTransitionsInOrderAndAnEarlyPulse() async throws {
-        let clip = try await ReplayClip.render("still", seconds: 14, heartRate: 72)
+        let clip = try await ReplayClip.render("still", seconds: 18, heartRate: 72)
         defer { clip.cleanUp() }
         let sdk = try CircadifySDK(apiKey: Self.key)
         let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
         try await camera.start()
-        try await Task.sleep(for: .seconds(2)) // framing, before the user presses Start
+        try await Task.sleep(for: .seconds(6)) // framing, before the user presses Start
         let updates = sdk.updates()
         let collector = Task {
             var statuses = [ProcessingStatus]()
