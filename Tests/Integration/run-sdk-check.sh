@@ -36,7 +36,7 @@ truth_hr=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["mea
 
 rc=0
 VM_TIMEOUT=${VM_TIMEOUT:-420} Tools/vm/run-in-guest.sh -- Tests/Integration/scan-loopback.sh \
-    --feeder "$bin/vivid-feeder" "$clip" -- "$bin/circadify-sdk-check" --device @CAPTURE@ --hr "$truth_hr" || rc=$?
+    --feeder "$bin/vivid-feeder" --disconnects "$clip" -- "$bin/circadify-sdk-check" --device @CAPTURE@ --hr "$truth_hr" || rc=$?
 case $rc in
 0 | 1) exit "$rc" ;;
 3) give_up "vivid-feeder failed (see its messages above)" ;;

@@ -69,6 +69,9 @@ import Testing
             #expect(sdk.error == error && sdk.processingStatus == .error)
         }
         #expect(!camera.isRunning, "the replay ended")
+        // A camera that ended on its own is released like a stopped one: nothing left open.
+        await camera.release()
+        #expect(openDescriptorCount(to: clip.path) == 0, "the replayed file is still open")
     }
 
     @Test func aFileTruncatedMidScanIsACaptureFailureNamingIt() async throws {
@@ -86,6 +89,8 @@ import Testing
             #expect(message.contains(clip.path) && message.contains("truncated"), "\(message)")
         }
         #expect(!camera.isRunning)
+        await camera.release()
+        #expect(openDescriptorCount(to: clip.path) == 0, "the replayed file is still open")
     }
 
     @Test func noFaceIsFaceNotDetected() async throws {
