@@ -43,6 +43,21 @@ uint32_t ccore_jpeg_choose_scale(uint32_t frame_pixels, float roi_fraction, uint
  *  Tools and tests only: never on the capture path. */
 int ccore_jpeg_encode(const ccore_image *image, int quality, uint8_t **out, size_t *out_size);
 
+/** Chroma subsampling of an encoded JPEG (TurboJPEG's order). */
+typedef enum {
+    CCORE_JPEG_444 = 0,
+    CCORE_JPEG_422 = 1,
+    CCORE_JPEG_420 = 2,
+    CCORE_JPEG_GRAY = 3,
+    CCORE_JPEG_440 = 4, /* the decoder refuses this one */
+    CCORE_JPEG_411 = 5, /* and this one */
+} ccore_jpeg_subsampling;
+
+/** Encodes an RGB24 image with the given chroma subsampling, for tests and
+ *  fuzzing seeds that need every kind of JPEG. `*out` is malloc'ed; free() it. */
+int ccore_jpeg_encode_rgb(const ccore_image *image, int quality, ccore_jpeg_subsampling subsampling, uint8_t **out,
+                          size_t *out_size);
+
 #ifdef __cplusplus
 }
 #endif
