@@ -71,11 +71,26 @@ static int fail(ccore_jpeg *jpeg, int code, const char *what) {
     return code;
 }
 
+/* The frame's size and subsampling. A tables-only stream (no frame header) passes
+ * tjDecompressHeader3 without setting them, so they start out invalid and are checked. */
+static int read_header(ccore_jpeg *jpeg, const uint8_t *data, size_t size, int *w, int *h, int *subsamp) {
+    int colorspace = -1;
+    *w = *h = 0;
+    *subsamp = -1;
+    if (tjDecompressHeader3(jpeg->decoder, data, (unsigned long)size, w, h, subsamp, &colorspace) != 0)
+        return fail(jpeg, CCORE_E_CORRUPT, "JPEG header");
+    if (*w <= 0 || *h <= 0) {
+        snprintf(jpeg->message, sizeof jpeg->message, "JPEG has no frame header (tables only, or an empty frame)");
+        return CCORE_E_CORRUPT;
+    }
+    return 0;
+}
+
 int ccore_jpeg_peek_size(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t *width, uint32_t *height) {
     if (!jpeg || !data || size == 0 || size > (size_t)0x7fffffff) return -EINVAL;
-    int w, h, subsamp, colorspace;
-    if (tjDecompressHeader3(jpeg->decoder, data, (unsigned long)size, &w, &h, &subsamp, &colorspace) != 0)
-        return fail(jpeg, CCORE_E_CORRUPT, "JPEG header");
+    int w, h, subsamp;
+    int rc = read_header(jpeg, data, size, &w, &h, &subsamp);
+    if (rc < 0) return rc;
     *width = (uint32_t)w;
     *height = (uint32_t)h;
     return 0;
@@ -90,9 +105,9 @@ static int harmless_warning(tjhandle h) {
 int ccore_jpeg_decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t scale_denom, ccore_image *out) {
     if (!jpeg || !data || !out || size == 0 || size > (size_t)0x7fffffff) return -EINVAL;
     if (scale_denom != 1 && scale_denom != 2 && scale_denom != 4 && scale_denom != 8) return -EINVAL;
-    int w, h, subsamp, colorspace;
-    if (tjDecompressHeader3(jpeg->decoder, data, (unsigned long)size, &w, &h, &subsamp, &colorspace) != 0)
-        return fail(jpeg, CCORE_E_CORRUPT, "JPEG header");
+    int w, h, subsamp;
+    int rc = read_header(jpeg, data, size, &w, &h, &subsamp);
+    if (rc < 0) return rc;
     ccore_pixel_format format;
     switch (subsamp) {
     case TJSAMP_420: format = CCORE_PIXEL_YUV420; break;

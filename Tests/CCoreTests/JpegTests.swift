@@ -165,6 +165,24 @@ import Testing
         #expect(ccore_jpeg_decode(dec, claim, claim.count, 1, &image) == -Int32(E2BIG))
     }
 
+    /// A tables-only JPEG (quantisation and Huffman tables, no frame) passes TurboJPEG's header
+    /// call without a size: it used to leave the size and subsampling unset and decode into
+    /// planes sized from stack garbage (found by fuzz_videofile).
+    @Test func tablesOnlyJpegIsCorruptNotDecoded() throws {
+        let jpeg = TestScenes.jpeg(rgb: TestScenes.faceRGB(width: 16, height: 16), width: 16, height: 16)
+        var sof = 2
+        while jpeg[sof + 1] != 0xC0 { sof += 2 + (Int(jpeg[sof + 2]) << 8 | Int(jpeg[sof + 3])) }
+        let tables = Array(jpeg[..<sof]) + [0xFF, 0xD9]
+        var raw: OpaquePointer?
+        try #require(ccore_jpeg_create(1, 1, &raw) == 0)
+        let dec = try #require(raw)
+        defer { ccore_jpeg_destroy(dec) }
+        var image = ccore_image(), w: UInt32 = 7, h: UInt32 = 7
+        #expect(ccore_jpeg_decode(dec, tables, tables.count, 1, &image) == CCORE_E_CORRUPT)
+        #expect(String(cString: ccore_jpeg_error_message(dec)).contains("no frame header"))
+        #expect(ccore_jpeg_peek_size(dec, tables, tables.count, &w, &h) == CCORE_E_CORRUPT)
+    }
+
     @Test func scaleFollowsTheSmallestRegion() {
         // 1280 px wide, ROI 10% wide = 128 px: 1/8 leaves 16 px.
         #expect(ccore_jpeg_choose_scale(1280, 0.1, 16) == 8)
