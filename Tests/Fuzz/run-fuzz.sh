@@ -31,7 +31,8 @@ for src in CCore/src/*.c; do
     fi
 done
 build() { # target
-    clang "${cflags[@]}" -fsanitize=fuzzer,address,undefined "Tests/Fuzz/$1.c" "$out"/obj/*.o "${libs[@]}" -o "$out/$1"
+    clang "${cflags[@]}" -fsanitize=fuzzer,address,undefined "Tests/Fuzz/$1.c" "$out"/obj/*.o "${libs[@]}" -o "$out/$1" \
+        2> >(grep -v "Cannot export local symbol '__asan" >&2)
 }
 
 if [ "${1:-}" = "--seeds" ]; then
@@ -54,7 +55,7 @@ fuzz() { # target corpus-name max-len
     if [ "$2" = cascade ] && [ -f /usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml ]; then
         cp -n /usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml "$work/seed-lbp.xml"
     fi
-    echo "== $target (${FUZZ_RUNS:+$FUZZ_RUNS runs}${FUZZ_RUNS:-$seconds s})"
+    if [ -n "${FUZZ_RUNS:-}" ]; then echo "== $target ($FUZZ_RUNS runs)"; else echo "== $target ($seconds s)"; fi
     local log="$out/$target.log" rc=0
     "$out/$target" "${limit[@]}" -max_len="$3" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$out/$target-" "$work" >"$log" 2>&1 || rc=$?
