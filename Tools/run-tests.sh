@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# All tests: installs what they need, runs the unit tests (swift test), the
-# kernel-driver suite (the vivid V4L2 driver inside a QEMU guest), the loopback
-# scan (a ground-truth clip through vivid into `circadify scan`) and the camera's
-# error paths through the same command, and closes with one line counting them all.
+# All tests: installs what they need, runs the unit tests (swift test), the same
+# tests again under AddressSanitizer (the C code also under UBSan), each fuzz target
+# for a minute, the kernel-driver suite (the vivid V4L2 driver inside a QEMU guest),
+# the loopback scan (a ground-truth clip through vivid into `circadify scan`) and the
+# camera's error paths through the same command, and closes with one line counting
+# them all.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +19,22 @@ unit_passed=$(grep -cE "^✔ Test .*\) passed" "$log/unit.txt")
 unit_failed=$(grep -cE "^✘ Test .*\) failed" "$log/unit.txt")
 if [ "$unit_rc" -ne 0 ] && [ "$unit_failed" -eq 0 ]; then unit_failed=1; fi  # a build failure counts
 
+# The unit tests again, built into .build-asan with AddressSanitizer on every target and
+# UndefinedBehaviorSanitizer on the C ones (through clang; Swift has no UBSan on Linux).
+# The CLI tests run the sanitized `circadify` beside the test runner. Any report aborts the
+# process, so it fails its test. Leak checks are off here (the Swift runtime keeps its
+# metadata for good); the fuzzers check the C core for leaks.
+echo "== unit tests under AddressSanitizer + UBSan (.build-asan)"
+sanitized=(--sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize=function --scratch-path .build-asan)
+{ swift build --build-tests "${sanitized[@]}" 2>&1 | grep -E "error|warning: unre" ; \
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  swift test --skip-build "${sanitized[@]}" 2>&1; } | tee "$log/asan.txt" | grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
+asan_passed=$(grep -cE "^✔ Test .*\) passed" "$log/asan.txt")
+asan_failed=$(grep -cE "^✘ Test .*\) failed" "$log/asan.txt")
+if ! grep -qE "^✔ Test run with [0-9]+ tests? .*passed" "$log/asan.txt" && [ "$asan_failed" -eq 0 ]; then
+    asan_failed=1 # a build failure or a sanitizer abort counts
+fi
+
 # Counts a suite's `N passed, N failed` closing line; a run that fails without a failing
 # test (a guest that did not finish, say) counts as one failure.
 count_suite() { # output-file exit-code -> "passed failed"
@@ -27,6 +45,11 @@ count_suite() { # output-file exit-code -> "passed failed"
     if [ "$2" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
     echo "$passed $failed"
 }
+
+echo "== fuzzing (libFuzzer, ASan + UBSan; each target 60 s from the committed seeds)"
+FUZZ_SKIP_SETUP=1 Tests/Fuzz/run-fuzz.sh 60 2>&1 | tee "$log/fuzz.txt"
+fuzz_rc=${PIPESTATUS[0]}
+read -r fuzz_passed fuzz_failed < <(count_suite "$log/fuzz.txt" "$fuzz_rc")
 
 echo "== kernel-driver suite (vivid in a QEMU guest)"
 Tests/Integration/run-vivid-suite.sh 2>&1 | tee "$log/vivid.txt"
@@ -43,8 +66,10 @@ Tests/Integration/run-scan-errors.sh 2>&1 | tee "$log/errors.txt"
 errors_rc=${PIPESTATUS[0]}
 read -r errors_passed errors_failed < <(count_suite "$log/errors.txt" "$errors_rc")
 
-echo "unit: $unit_passed passed, $unit_failed failed; vivid: $vivid_passed passed, $vivid_failed failed;" \
+echo "unit: $unit_passed passed, $unit_failed failed; sanitized: $asan_passed passed, $asan_failed failed;" \
+    "fuzz: $fuzz_passed passed, $fuzz_failed failed; vivid: $vivid_passed passed, $vivid_failed failed;" \
     "scan: $scan_passed passed, $scan_failed failed; camera errors: $errors_passed passed, $errors_failed failed"
-echo "total: $((unit_passed + vivid_passed + scan_passed + errors_passed)) passed," \
-    "$((unit_failed + vivid_failed + scan_failed + errors_failed)) failed"
-[ "$unit_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ] && [ "$scan_rc" -eq 0 ] && [ "$errors_rc" -eq 0 ]
+echo "total: $((unit_passed + asan_passed + fuzz_passed + vivid_passed + scan_passed + errors_passed)) passed," \
+    "$((unit_failed + asan_failed + fuzz_failed + vivid_failed + scan_failed + errors_failed)) failed"
+[ "$unit_rc" -eq 0 ] && [ "$asan_failed" -eq 0 ] && [ "$fuzz_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ] && \
+    [ "$scan_rc" -eq 0 ] && [ "$errors_rc" -eq 0 ]
