@@ -15,11 +15,14 @@ extern "C" {
 typedef struct ccore_jpeg ccore_jpeg;
 
 /** A decoder whose planes hold any JPEG up to max_width x max_height at
- *  scale 1 (all memory is allocated here, none per frame). */
+ *  scale 1, in any supported subsampling, padded as the decoder writes it
+ *  (all memory is allocated here, none per frame). -E2BIG beyond
+ *  CCORE_MAX_FRAME_SIDE / CCORE_MAX_FRAME_PIXELS (image.h). */
 int ccore_jpeg_create(uint32_t max_width, uint32_t max_height, ccore_jpeg **out);
 void ccore_jpeg_destroy(ccore_jpeg *jpeg);
 
-/** Reads the frame size without decoding. */
+/** Reads the frame size without decoding; CCORE_E_CORRUPT for a stream
+ *  without a frame header (tables only). */
 int ccore_jpeg_peek_size(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t *width, uint32_t *height);
 
 /** Decodes at 1/scale_denom (1, 2, 4 or 8) to Y'CbCr planes owned by the
