@@ -21,16 +21,18 @@ struct Samples: AsyncParsableCommand {
     @Option(help: "A Y4M or raw MJPEG file to replay.")
     var input: String?
 
-    @Option(help: "Frame rate: of an MJPEG file, or requested from the camera.")
+    // `.unconditional`: "--fps -1" is a bad value, not a missing one followed by an option.
+    @Option(parsing: .unconditional, help: "Frame rate, 1-999: of an MJPEG file, or requested from the camera.",
+            transform: Scan.frameRate)
     var fps: UInt32 = 30
 
     @Option(help: "Camera frame size, WIDTHxHEIGHT.")
     var size: String = "640x480"
 
-    @Option(help: "Stop after this many samples (default: the whole file, or 300 from a camera).")
+    @Option(parsing: .unconditional, help: "Stop after this many samples (default: the whole file, or 300 from a camera).")
     var frames: Int?
 
-    @Option(help: "Print every N-th sample.")
+    @Option(parsing: .unconditional, help: "Print every N-th sample.")
     var every: Int = 1
 
     @Flag(help: "Replay a file as fast as possible instead of at its frame rate.")

@@ -46,6 +46,14 @@ import Testing
         #expect(object["retryable"] as? Bool == false)
     }
 
+    @Test(arguments: [(["--fps", "-1"], "'-1' is invalid for '--fps"), (["--every", "-1"], "--every must be at least 1"),
+                      (["--frames", "0"], "--frames must be at least 1")])
+    func samplesBadOptionSaysWhatIsWrong(_ options: [String], _ fragment: String) async throws {
+        let run = try await CLIProcess.run(["samples", "--input", "x.mjpeg"] + options)
+        #expect(run.status == Self.usageStatus)
+        #expect(run.stderr.contains(fragment), "\(options): \(run.stderr)")
+    }
+
     @Test func helpListsADistinctNonZeroCodeForEveryErrorCase() async throws {
         let table = try await CLIProcess.exitCodeTable()
         #expect(Set(table.keys) == Set(CircadifyErrorTests.seedTable.map(\.1)))
