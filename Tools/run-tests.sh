@@ -2,10 +2,11 @@
 # All tests: installs what they need, then runs every suite below in order and closes
 # with one line counting them all. Each suite is a command that prints its own
 # `N passed, N failed` closing line (the unit tests are counted from swift test's output).
-# The suites: unit tests, the C core's exported symbols, a client package that depends on
-# this one by version (Tests/Consumer), the DocC build, the seeds' flows on a replay
-# camera, then, inside a QEMU guest with the vivid V4L2 driver, the core's kernel-driver
-# suite, the SDK's measurement, a loopback scan and the camera's error paths.
+# The suites: unit tests, the same tests under AddressSanitizer (the C code also under
+# UBSan), each fuzz target for a minute, the C core's exported symbols, a client package
+# that depends on this one by version (Tests/Consumer), the DocC build, the seeds' flows on
+# a replay camera, then, inside a QEMU guest with the vivid V4L2 driver, the core's
+# kernel-driver suite, the SDK's measurement, a loopback scan and the camera's error paths.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,7 +54,32 @@ unit_tests() { # swift test, counted by its per-test lines
     return "$rc"
 }
 
+# The unit tests again, built into .build-asan with AddressSanitizer on every target and
+# UndefinedBehaviorSanitizer on the C ones (through clang; Swift has no UBSan on Linux).
+# The CLI tests run the sanitized `circadify` beside the test runner. Any report aborts the
+# process, so it fails its test. Leak checks are off here (the Swift runtime keeps its
+# metadata for good); the fuzzers check the C core for leaks.
+sanitized_tests() {
+    local sanitized=(--sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize=function
+        --scratch-path .build-asan "${c_flags[@]}")
+    { swift build --build-tests "${sanitized[@]}" 2>&1 | grep -E "error|warning: unre"
+      ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+          swift test --skip-build "${sanitized[@]}" 2>&1; } | tee "$log/asan.raw" |
+        grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
+    local passed failed
+    passed=$(grep -cE "^✔ Test .*\) passed" "$log/asan.raw")
+    failed=$(grep -cE "^✘ Test .*\) failed" "$log/asan.raw")
+    if ! grep -qE "^✔ Test run with [0-9]+ tests? .*passed" "$log/asan.raw" && [ "$failed" -eq 0 ]; then
+        failed=1 # a build failure or a sanitizer abort counts
+    fi
+    echo "sanitized: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}
+
 suite unit "unit tests (swift test)" unit_tests
+suite sanitized "unit tests under AddressSanitizer + UBSan (.build-asan)" sanitized_tests
+suite fuzz "fuzzing (libFuzzer, ASan + UBSan; each target 60 s from the committed seeds)" \
+    env FUZZ_SKIP_SETUP=1 Tests/Fuzz/run-fuzz.sh 60
 suite symbols "C library symbols (libCCore.a exports only ccore_ names)" Tools/check-symbols.sh
 suite consumer "consumer (a client package builds and runs against a tagged copy, by version)" \
     Tests/Consumer/run-consumer.sh

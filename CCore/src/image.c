@@ -18,6 +18,11 @@ const char *ccore_pixel_format_name(ccore_pixel_format format) {
     return "NONE";
 }
 
+int ccore_frame_size_allowed(uint32_t width, uint32_t height) {
+    return width > 0 && height > 0 && width <= CCORE_MAX_FRAME_SIDE && height <= CCORE_MAX_FRAME_SIDE &&
+           (uint64_t)width * height <= CCORE_MAX_FRAME_PIXELS;
+}
+
 uint64_t ccore_pixel_format_frame_size(ccore_pixel_format format, uint32_t width, uint32_t height) {
     uint64_t luma = (uint64_t)width * height;
     uint64_t half_w = (width + 1) / 2, half_h = (height + 1) / 2;

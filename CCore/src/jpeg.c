@@ -16,18 +16,38 @@
 struct ccore_jpeg {
     tjhandle decoder;
     uint32_t max_width, max_height;
-    uint8_t *planes; /* room for three full-size planes (4:4:4 at scale 1) */
+    uint8_t *planes; /* room for the planes of any supported frame up to the maximum, at scale 1 */
+    size_t capacity;
     char message[160];
 };
 
+/* The subsamplings the ROI kernels read; 4:4:0 and 4:1:1 are refused. */
+static const int supported_subsamplings[] = {TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_GRAY};
+
+/* Bytes of the planes TurboJPEG writes for a w x h output, laid out one after
+ * the other. Each plane is padded to the subsampling's block: a 1-pixel-wide
+ * 4:2:2 frame has a 2-pixel-wide luma plane, a 1x1 4:2:0 frame a 2x2 one. */
+static size_t planes_bytes(int w, int h, int subsamp) {
+    size_t total = 0;
+    int planes = subsamp == TJSAMP_GRAY ? 1 : 3;
+    for (int i = 0; i < planes; i++)
+        total += (size_t)tjPlaneWidth(i, w, subsamp) * (size_t)tjPlaneHeight(i, h, subsamp);
+    return total;
+}
+
 int ccore_jpeg_create(uint32_t max_width, uint32_t max_height, ccore_jpeg **out) {
-    if (!out || max_width == 0 || max_height == 0 || max_width > 16384 || max_height > 16384) return -EINVAL;
+    if (!out || max_width == 0 || max_height == 0) return -EINVAL;
     *out = NULL;
+    if (!ccore_frame_size_allowed(max_width, max_height)) return -E2BIG;
     ccore_jpeg *jpeg = calloc(1, sizeof *jpeg);
     if (!jpeg) return -ENOMEM;
     jpeg->max_width = max_width;
     jpeg->max_height = max_height;
-    jpeg->planes = malloc((size_t)max_width * max_height * 3);
+    for (size_t i = 0; i < sizeof supported_subsamplings / sizeof *supported_subsamplings; i++) {
+        size_t bytes = planes_bytes((int)max_width, (int)max_height, supported_subsamplings[i]);
+        if (bytes > jpeg->capacity) jpeg->capacity = bytes;
+    }
+    jpeg->planes = malloc(jpeg->capacity);
     jpeg->decoder = tjInitDecompress();
     if (!jpeg->planes || !jpeg->decoder) {
         ccore_jpeg_destroy(jpeg);
@@ -51,16 +71,16 @@ static int fail(ccore_jpeg *jpeg, int code, const char *what) {
     return code;
 }
 
-/* TurboJPEG answers a header cut short ("Premature end of JPEG file") with success
- * and leaves the outputs unwritten, so they start at zero and zero means corrupt. */
+/* The frame's size and subsampling. A tables-only stream (no frame header) passes
+ * tjDecompressHeader3 without setting them, so they start out invalid and are checked. */
 static int read_header(ccore_jpeg *jpeg, const uint8_t *data, size_t size, int *w, int *h, int *subsamp) {
-    int colorspace = 0;
+    int colorspace = -1;
     *w = *h = 0;
     *subsamp = -1;
     if (tjDecompressHeader3(jpeg->decoder, data, (unsigned long)size, w, h, subsamp, &colorspace) != 0)
         return fail(jpeg, CCORE_E_CORRUPT, "JPEG header");
     if (*w <= 0 || *h <= 0) {
-        snprintf(jpeg->message, sizeof jpeg->message, "JPEG header: truncated, no frame size");
+        snprintf(jpeg->message, sizeof jpeg->message, "JPEG has no frame header (tables only, or an empty frame)");
         return CCORE_E_CORRUPT;
     }
     return 0;
@@ -104,6 +124,12 @@ int ccore_jpeg_decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32
     if ((uint32_t)w > jpeg->max_width || (uint32_t)h > jpeg->max_height) {
         snprintf(jpeg->message, sizeof jpeg->message, "JPEG frame %dx%d exceeds the decoder's %ux%u", w, h,
                  jpeg->max_width, jpeg->max_height);
+        return -E2BIG;
+    }
+    /* Never write past the planes, whatever the header says (the limit above already implies this). */
+    if (planes_bytes(sw, sh, subsamp) > jpeg->capacity) {
+        snprintf(jpeg->message, sizeof jpeg->message, "JPEG frame %dx%d needs more than the decoder's %zu bytes", w,
+                 h, jpeg->capacity);
         return -E2BIG;
     }
     unsigned char *planes[3] = {jpeg->planes, NULL, NULL};
@@ -153,6 +179,34 @@ static void yuyv_to_planes(const ccore_image *im, uint8_t *y, uint8_t *u, uint8_
     }
 }
 
+/* Hands TurboJPEG's buffer back as plain malloc'ed memory, so callers free() it without TurboJPEG. */
+static int hand_back(unsigned char *jpeg_buf, unsigned long jpeg_size, uint8_t **out, size_t *out_size) {
+    *out = malloc(jpeg_size);
+    if (*out) memcpy(*out, jpeg_buf, jpeg_size);
+    *out_size = jpeg_size;
+    tjFree(jpeg_buf);
+    return *out ? 0 : -ENOMEM;
+}
+
+int ccore_jpeg_encode_rgb(const ccore_image *image, int quality, ccore_jpeg_subsampling subsampling, uint8_t **out,
+                          size_t *out_size) {
+    if (!image || !out || !out_size || image->format != CCORE_PIXEL_RGB24 || quality < 1 || quality > 100 ||
+        (unsigned)subsampling >= TJ_NUMSAMP)
+        return -EINVAL;
+    tjhandle enc = tjInitCompress();
+    if (!enc) return -ENOMEM;
+    unsigned char *jpeg_buf = NULL;
+    unsigned long jpeg_size = 0;
+    int rc = tjCompress2(enc, image->plane0, (int)image->width, (int)image->stride0, (int)image->height, TJPF_RGB,
+                         &jpeg_buf, &jpeg_size, (int)subsampling, quality, 0);
+    tjDestroy(enc);
+    if (rc != 0) {
+        tjFree(jpeg_buf);
+        return CCORE_E_CORRUPT;
+    }
+    return hand_back(jpeg_buf, jpeg_size, out, out_size);
+}
+
 int ccore_jpeg_encode(const ccore_image *image, int quality, uint8_t **out, size_t *out_size) {
     if (!image || !out || !out_size || quality < 1 || quality > 100) return -EINVAL;
     tjhandle enc = tjInitCompress();
@@ -196,11 +250,6 @@ int ccore_jpeg_encode(const ccore_image *image, int quality, uint8_t **out, size
         tjDestroy(enc);
         return CCORE_E_CORRUPT;
     }
-    /* Hand back plain malloc'ed memory so callers free() it without TurboJPEG. */
-    *out = malloc(jpeg_size);
-    if (*out) memcpy(*out, jpeg_buf, jpeg_size);
-    *out_size = jpeg_size;
-    tjFree(jpeg_buf);
     tjDestroy(enc);
-    return *out ? 0 : -ENOMEM;
+    return hand_back(jpeg_buf, jpeg_size, out, out_size);
 }

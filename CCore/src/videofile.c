@@ -4,17 +4,23 @@
 #include "ccore/videofile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ccore/error.h"
 
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define MAX_JPEG_FRAME (128u << 10) /* fuzz inputs are <= 64 KiB; a 16 MiB buffer per open made a run 16x slower */
+#else
 #define MAX_JPEG_FRAME (16u << 20)
+#endif
 #define MAX_Y4M_FRAME (128u << 20)
-#define MAX_DIMENSION 16384u
+#define MAX_FPS 1000u
 /* Reads go through one block: large for files and memory, small for pipes and
  * devices, where fread waits until the whole block has arrived. */
 #define FILE_BLOCK (64u << 10)
@@ -80,6 +86,17 @@ static size_t read_bytes(ccore_videofile *vf, uint8_t *dst, size_t n) {
 
 /* ---- Y4M ---------------------------------------------------------------- */
 
+/* A header number: decimal digits only (no sign, no space), at most UINT32_MAX. */
+static int parse_u32(const char *text, char **end, uint32_t *value) {
+    *end = (char *)text;
+    if (*text < '0' || *text > '9') return -1;
+    errno = 0;
+    unsigned long long v = strtoull(text, end, 10);
+    if (errno == ERANGE || v > UINT32_MAX) return -1;
+    *value = (uint32_t)v;
+    return 0;
+}
+
 static int parse_y4m_header(ccore_videofile *vf) {
     char line[1024];
     size_t n = 0;
@@ -92,18 +109,20 @@ static int parse_y4m_header(ccore_videofile *vf) {
     line[n] = '\0';
     if (strncmp(line, "YUV4MPEG2", 9) != 0 || (line[9] != ' ' && line[9] != '\0'))
         return set_error(vf, CCORE_E_CORRUPT, "not a Y4M file (missing YUV4MPEG2 signature)");
-    unsigned long w = 0, h = 0, fn = 0, fd = 0;
+    uint32_t w = 0, h = 0, fn = 0, fd = 0;
+    int have_rate = 0;
     ccore_pixel_format format = CCORE_PIXEL_YUV420;
     vf->info.range = CCORE_RANGE_LIMITED;
     char *save = NULL;
     for (char *tok = strtok_r(line + 9, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         char *end = NULL;
+        int bad = 0;
         switch (tok[0]) {
-        case 'W': w = strtoul(tok + 1, &end, 10); break;
-        case 'H': h = strtoul(tok + 1, &end, 10); break;
+        case 'W': bad = parse_u32(tok + 1, &end, &w); break;
+        case 'H': bad = parse_u32(tok + 1, &end, &h); break;
         case 'F':
-            fn = strtoul(tok + 1, &end, 10);
-            if (end && *end == ':') fd = strtoul(end + 1, &end, 10);
+            have_rate = 1;
+            bad = parse_u32(tok + 1, &end, &fn) || *end != ':' || parse_u32(end + 1, &end, &fd);
             break;
         case 'C':
             if (strncmp(tok + 1, "420", 3) == 0 && (tok[4] == '\0' || strcmp(tok + 4, "jpeg") == 0 ||
@@ -125,12 +144,21 @@ static int parse_y4m_header(ccore_videofile *vf) {
             break;
         default: break; /* interlacing, aspect ratio: irrelevant to the means */
         }
-        if (end && *end != '\0' && tok[0] != 'C' && tok[0] != 'X')
-            return set_error(vf, CCORE_E_CORRUPT, "Y4M header field '%s' is malformed", tok);
+        if (bad || (end && *end != '\0' && tok[0] != 'C' && tok[0] != 'X'))
+            return set_error(vf, CCORE_E_CORRUPT, "Y4M header field '%.40s' is malformed (%s)", tok,
+                             tok[0] == 'F' ? "a frame rate is two whole numbers, e.g. F30:1"
+                                           : "a size is a whole number of pixels");
     }
-    if (w == 0 || h == 0 || w > MAX_DIMENSION || h > MAX_DIMENSION)
-        return set_error(vf, CCORE_E_CORRUPT, "Y4M header has no valid size (W%lu H%lu)", w, h);
-    if (fn == 0 || fd == 0) fn = 30, fd = 1; /* F is mandatory; tolerate its absence as 30 fps */
+    if (w == 0 || h == 0)
+        return set_error(vf, CCORE_E_CORRUPT, "Y4M header has no valid size (W%u H%u)", w, h);
+    if (!ccore_frame_size_allowed(w, h))
+        return set_error(vf, CCORE_E_UNSUPPORTED,
+                         "Y4M frames of %ux%u are larger than the limit of %u pixels a side and %u megapixels", w, h,
+                         CCORE_MAX_FRAME_SIDE, CCORE_MAX_FRAME_PIXELS / 1000000);
+    if (!have_rate) fn = 30, fd = 1; /* F is mandatory; tolerate its absence as 30 fps */
+    if (fn == 0 || fd == 0 || fn / fd >= MAX_FPS || (uint64_t)fn < fd)
+        return set_error(vf, CCORE_E_UNSUPPORTED, "Y4M frame rate F%u:%u is outside 1-%u frames per second", fn, fd,
+                         MAX_FPS - 1);
     vf->info.kind = CCORE_VIDEOFILE_Y4M;
     vf->info.pixel_format = format;
     vf->info.width = (uint32_t)w;
@@ -139,7 +167,7 @@ static int parse_y4m_header(ccore_videofile *vf) {
     vf->info.fps_denominator = (uint32_t)fd;
     vf->frame_bytes = (size_t)ccore_pixel_format_frame_size(format, (uint32_t)w, (uint32_t)h);
     if (vf->frame_bytes > MAX_Y4M_FRAME)
-        return set_error(vf, CCORE_E_UNSUPPORTED, "Y4M frames of %lux%lu exceed the %u MiB frame limit", w, h,
+        return set_error(vf, CCORE_E_UNSUPPORTED, "Y4M frames of %ux%u exceed the %u MiB frame limit", w, h,
                          MAX_Y4M_FRAME >> 20);
     vf->capacity = vf->frame_bytes;
     vf->buffer = malloc(vf->capacity);
@@ -301,8 +329,12 @@ static int open_mjpeg(ccore_videofile *vf, uint32_t fps) {
     int rc = read_jpeg(vf, &vf->pending_size, &w, &h);
     if (rc == CCORE_E_END) return set_error(vf, CCORE_E_TRUNCATED, "MJPEG stream has no frame");
     if (rc < 0) return rc;
-    if (w == 0 || h == 0 || w > MAX_DIMENSION || h > MAX_DIMENSION)
+    if (w == 0 || h == 0)
         return set_error(vf, CCORE_E_CORRUPT, "frame 0: JPEG has no valid frame header (size %ux%u)", w, h);
+    if (!ccore_frame_size_allowed(w, h))
+        return set_error(vf, CCORE_E_UNSUPPORTED,
+                         "frame 0 is %ux%u, larger than the limit of %u pixels a side and %u megapixels", w, h,
+                         CCORE_MAX_FRAME_SIDE, CCORE_MAX_FRAME_PIXELS / 1000000);
     vf->info.width = w;
     vf->info.height = h;
     vf->first_pending = 1;
@@ -311,7 +343,9 @@ static int open_mjpeg(ccore_videofile *vf, uint32_t fps) {
 
 /* ---- common ------------------------------------------------------------- */
 
-static int open_stream(FILE *fp, uint32_t mjpeg_fps, ccore_videofile **out, char *message, uint32_t message_size) {
+/* `name` (a path, or NULL for memory) prefixes the message of a failed open. */
+static int open_stream(FILE *fp, const char *name, uint32_t mjpeg_fps, ccore_videofile **out, char *message,
+                       uint32_t message_size) {
     ccore_videofile *vf = calloc(1, sizeof *vf);
     if (!vf) {
         fclose(fp);
@@ -342,7 +376,8 @@ static int open_stream(FILE *fp, uint32_t mjpeg_fps, ccore_videofile **out, char
     }
     vf->data_start = vf->info.kind == CCORE_VIDEOFILE_Y4M ? vf->offset : 0;
     if (rc < 0) {
-        if (message && message_size) snprintf(message, message_size, "%s", vf->message);
+        if (message && message_size)
+            snprintf(message, message_size, "%s%s%s", name ? name : "", name ? ": " : "", vf->message);
         ccore_videofile_close(vf);
         *out = NULL;
         return rc;
@@ -355,13 +390,38 @@ int ccore_videofile_open(const char *path, uint32_t mjpeg_fps, ccore_videofile *
                          uint32_t message_size) {
     if (!path || !out) return -EINVAL;
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+    /* O_NONBLOCK: opening a FIFO with no writer (or a device) must not hang. Only regular
+     * files are read: a FIFO or device can block any read forever (no timeout, no way out
+     * for a scan) and cannot be rewound; a live source is a camera, not --input. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
         int err = errno;
+        if (fd >= 0) close(fd);
         if (message && message_size) snprintf(message, message_size, "cannot open %s: %s", path, strerror(err));
         return -err;
     }
-    return open_stream(fp, mjpeg_fps, out, message, message_size);
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        const char *what = S_ISDIR(st.st_mode)    ? "a directory"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                           : S_ISCHR(st.st_mode)  ? "a character device"
+                           : S_ISBLK(st.st_mode)  ? "a block device"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not a regular file";
+        if (message && message_size)
+            snprintf(message, message_size, "%s is %s, not a video file (give a regular Y4M or MJPEG file)", path,
+                     what);
+        return S_ISDIR(st.st_mode) ? -EISDIR : CCORE_E_UNSUPPORTED;
+    }
+    FILE *fp = NULL;
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(fp = fdopen(fd, "rb"))) {
+        int err = errno;
+        close(fd);
+        if (message && message_size) snprintf(message, message_size, "cannot open %s: %s", path, strerror(err));
+        return -err;
+    }
+    return open_stream(fp, path, mjpeg_fps, out, message, message_size);
 }
 
 int ccore_videofile_open_memory(const uint8_t *data, size_t size, uint32_t mjpeg_fps, ccore_videofile **out,
@@ -374,7 +434,7 @@ int ccore_videofile_open_memory(const uint8_t *data, size_t size, uint32_t mjpeg
     }
     FILE *fp = fmemopen((void *)data, size, "rb");
     if (!fp) return -errno;
-    return open_stream(fp, mjpeg_fps, out, message, message_size);
+    return open_stream(fp, NULL, mjpeg_fps, out, message, message_size);
 }
 
 void ccore_videofile_close(ccore_videofile *vf) {

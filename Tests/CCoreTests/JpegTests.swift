@@ -84,6 +84,111 @@ import Testing
         #expect(w == 64 && h == 48)
     }
 
+    /// The decoder writes planes padded to the subsampling's block (a 1-pixel-wide 4:2:2
+    /// frame has a 2-wide luma plane): a decoder sized exactly to the frame must hold them,
+    /// for every subsampling, 1-pixel edge, odd size and scale. Under AddressSanitizer (the
+    /// CI's sanitizer run) any write past the planes fails here.
+    static let edgeSizes: [(Int, Int)] = [(1, 1), (1, 2), (2, 1), (1, 4000), (4001, 1), (3, 5), (17, 9), (33, 1),
+                                          (1, 31), (15, 15), (63, 17)]
+    static let decodable: [ccore_jpeg_subsampling] = [CCORE_JPEG_444, CCORE_JPEG_422, CCORE_JPEG_420, CCORE_JPEG_GRAY]
+
+    @Test(arguments: decodable)
+    func oddAndOnePixelFramesDecodeInsideTheirPlanes(subsampling: ccore_jpeg_subsampling) throws {
+        // A flat colour, so every decoded pixel has a known value.
+        let (r, g, b) = (200.0, 120.0, 80.0)
+        let y = 0.299 * r + 0.587 * g + 0.114 * b
+        let cb = 128 - 0.168736 * r - 0.331264 * g + 0.5 * b, cr = 128 + 0.5 * r - 0.418688 * g - 0.081312 * b
+        let (hs, vs): (Int, Int) = switch subsampling {
+        case CCORE_JPEG_422: (2, 1)
+        case CCORE_JPEG_420: (2, 2)
+        default: (1, 1)
+        }
+        for (width, height) in Self.edgeSizes {
+            let rgb = [UInt8]((0..<width * height).flatMap { _ in [UInt8(r), UInt8(g), UInt8(b)] })
+            let jpeg = TestScenes.jpeg(rgb: rgb, width: width, height: height, quality: 95, subsampling: subsampling)
+            var raw: OpaquePointer?
+            try #require(ccore_jpeg_create(UInt32(width), UInt32(height), &raw) == 0)
+            let dec = try #require(raw)
+            defer { ccore_jpeg_destroy(dec) }
+            for scale in [UInt32(1), 2, 4, 8] {
+                var image = ccore_image()
+                let rc = ccore_jpeg_decode(dec, jpeg, jpeg.count, scale, &image)
+                try #require(rc == 0, "\(width)x\(height) \(subsampling) 1/\(scale): \(rc) \(String(cString: ccore_jpeg_error_message(dec)))")
+                let w = (width + Int(scale) - 1) / Int(scale), h = (height + Int(scale) - 1) / Int(scale)
+                #expect(Int(image.width) == w && Int(image.height) == h)
+                var worst = 0.0
+                for row in 0..<h {
+                    for x in 0..<w { worst = max(worst, abs(Double(image.plane0[row * Int(image.stride0) + x]) - y)) }
+                }
+                if subsampling != CCORE_JPEG_GRAY {
+                    for row in 0..<(h + vs - 1) / vs {
+                        for x in 0..<(w + hs - 1) / hs {
+                            worst = max(worst, abs(Double(image.plane1[row * Int(image.stride1) + x]) - cb),
+                                        abs(Double(image.plane2[row * Int(image.stride2) + x]) - cr))
+                        }
+                    }
+                } else {
+                    #expect(image.format == CCORE_PIXEL_GRAY && image.plane1 == nil)
+                }
+                #expect(worst <= 3, "\(width)x\(height) \(subsampling) 1/\(scale): off by \(worst)")
+            }
+        }
+    }
+
+    @Test(arguments: [CCORE_JPEG_440, CCORE_JPEG_411])
+    func unsupportedSubsamplingIsRefusedAtEverySize(subsampling: ccore_jpeg_subsampling) throws {
+        for (width, height) in Self.edgeSizes {
+            let jpeg = TestScenes.jpeg(rgb: TestScenes.faceRGB(width: width, height: height), width: width,
+                                       height: height, subsampling: subsampling)
+            var raw: OpaquePointer?
+            try #require(ccore_jpeg_create(UInt32(width), UInt32(height), &raw) == 0)
+            let dec = try #require(raw)
+            defer { ccore_jpeg_destroy(dec) }
+            for scale in [UInt32(1), 2, 4, 8] {
+                var image = ccore_image()
+                #expect(ccore_jpeg_decode(dec, jpeg, jpeg.count, scale, &image) == CCORE_E_UNSUPPORTED)
+                #expect(String(cString: ccore_jpeg_error_message(dec)).contains("not supported"))
+            }
+        }
+    }
+
+    @Test func framesBeyondTheSizeLimitAreRefusedBeforeAllocating() throws {
+        #expect(ccore_frame_size_allowed(8192, 4882) == 1)
+        #expect(ccore_frame_size_allowed(8192, 4883) == 0, "over 40 megapixels")
+        #expect(ccore_frame_size_allowed(8193, 1) == 0)
+        #expect(ccore_frame_size_allowed(0, 10) == 0)
+        var raw: OpaquePointer?
+        #expect(ccore_jpeg_create(16000, 16000, &raw) == -Int32(E2BIG))
+        #expect(raw == nil)
+        // A small decoder refuses a header claiming a huge frame, before decoding anything.
+        let dec = try Self.decoder()
+        defer { ccore_jpeg_destroy(dec) }
+        let claim = TestScenes.jpegClaiming(width: 20000, height: 20000)
+        var w: UInt32 = 0, h: UInt32 = 0
+        #expect(ccore_jpeg_peek_size(dec, claim, claim.count, &w, &h) == 0)
+        #expect(w == 20000 && h == 20000)
+        var image = ccore_image()
+        #expect(ccore_jpeg_decode(dec, claim, claim.count, 1, &image) == -Int32(E2BIG))
+    }
+
+    /// A tables-only JPEG (quantisation and Huffman tables, no frame) passes TurboJPEG's header
+    /// call without a size: it used to leave the size and subsampling unset and decode into
+    /// planes sized from stack garbage (found by fuzz_videofile).
+    @Test func tablesOnlyJpegIsCorruptNotDecoded() throws {
+        let jpeg = TestScenes.jpeg(rgb: TestScenes.faceRGB(width: 16, height: 16), width: 16, height: 16)
+        var sof = 2
+        while jpeg[sof + 1] != 0xC0 { sof += 2 + (Int(jpeg[sof + 2]) << 8 | Int(jpeg[sof + 3])) }
+        let tables = Array(jpeg[..<sof]) + [0xFF, 0xD9]
+        var raw: OpaquePointer?
+        try #require(ccore_jpeg_create(1, 1, &raw) == 0)
+        let dec = try #require(raw)
+        defer { ccore_jpeg_destroy(dec) }
+        var image = ccore_image(), w: UInt32 = 7, h: UInt32 = 7
+        #expect(ccore_jpeg_decode(dec, tables, tables.count, 1, &image) == CCORE_E_CORRUPT)
+        #expect(String(cString: ccore_jpeg_error_message(dec)).contains("no frame header"))
+        #expect(ccore_jpeg_peek_size(dec, tables, tables.count, &w, &h) == CCORE_E_CORRUPT)
+    }
+
     @Test func scaleFollowsTheSmallestRegion() {
         // 1280 px wide, ROI 10% wide = 128 px: 1/8 leaves 16 px.
         #expect(ccore_jpeg_choose_scale(1280, 0.1, 16) == 8)

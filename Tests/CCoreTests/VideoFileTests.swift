@@ -110,6 +110,19 @@ import Testing
         ("YUV4MPEG2 W8 H8", CCORE_E_TRUNCATED, "truncated"),
         ("YUV4MPEG W8 H8\n", CCORE_E_CORRUPT, "signature"),
         ("RIFF....AVI ", CCORE_E_UNSUPPORTED, "not a Y4M or MJPEG"),
+        // Header attacks: signs, overflowing numbers, sizes and rates beyond the limits.
+        ("YUV4MPEG2 W-640 H480 F30:1\n", CCORE_E_CORRUPT, "'W-640' is malformed"),
+        ("YUV4MPEG2 W640 H+480 F30:1\n", CCORE_E_CORRUPT, "'H+480' is malformed"),
+        ("YUV4MPEG2 W4294967297 H8 F30:1\n", CCORE_E_CORRUPT, "'W4294967297' is malformed"),
+        ("YUV4MPEG2 W16000 H16000 F30:1\n", CCORE_E_UNSUPPORTED, "larger than the limit of 8192 pixels a side"),
+        ("YUV4MPEG2 W8192 H8192 F30:1\n", CCORE_E_UNSUPPORTED, "40 megapixels"),
+        ("YUV4MPEG2 W8 H8 F-30:1\n", CCORE_E_CORRUPT, "'F-30:1' is malformed (a frame rate is two whole numbers"),
+        ("YUV4MPEG2 W8 H8 F30:4294967296\n", CCORE_E_CORRUPT, "'F30:4294967296' is malformed"),
+        ("YUV4MPEG2 W8 H8 F30\n", CCORE_E_CORRUPT, "'F30' is malformed"),
+        ("YUV4MPEG2 W8 H8 F0:1\n", CCORE_E_UNSUPPORTED, "F0:1 is outside 1-999 frames per second"),
+        ("YUV4MPEG2 W8 H8 F30:0\n", CCORE_E_UNSUPPORTED, "F30:0 is outside"),
+        ("YUV4MPEG2 W8 H8 F1:2\n", CCORE_E_UNSUPPORTED, "F1:2 is outside"),
+        ("YUV4MPEG2 W8 H8 F4294967295:1\n", CCORE_E_UNSUPPORTED, "is outside"),
     ])
     func badHeadersAreClearErrors(header: String, code: Int32, fragment: String) {
         let (rc, msg, raw) = Self.open(Array(header.utf8))
@@ -125,6 +138,50 @@ import Testing
         var message = [CChar](repeating: 0, count: 128)
         #expect(ccore_videofile_open("/nonexistent/clip.y4m", 30, &file, &message, 128) == -Int32(ENOENT))
         #expect(String(cString: message).contains("/nonexistent/clip.y4m"))
+    }
+
+    @Test func mjpegClaimingAHugeFrameIsRefusedAtOpen() {
+        let (rc, msg, raw) = Self.open(TestScenes.jpegClaiming(width: 16000, height: 16000))
+        #expect(rc == CCORE_E_UNSUPPORTED)
+        #expect(raw == nil)
+        #expect(msg.contains("frame 0 is 16000x16000, larger than the limit"), "\(msg)")
+    }
+
+    static func openPath(_ path: String) -> (Int32, String) {
+        var file: OpaquePointer?
+        var message = [CChar](repeating: 0, count: 256)
+        let rc = ccore_videofile_open(path, 30, &file, &message, 256)
+        if let file { ccore_videofile_close(file) }
+        return (rc, String(cString: message))
+    }
+
+    /// Only regular files are read, and opening never blocks: a FIFO with no writer used to
+    /// hang in open(); a directory read as "the file is empty"; a device can block any read.
+    @Test func whatIsNotARegularFileIsRefusedNamingIt() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-vf-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("clip.y4m").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        var (rc, msg) = Self.openPath(fifo)
+        #expect(rc == CCORE_E_UNSUPPORTED)
+        #expect(msg == "\(fifo) is a FIFO (named pipe), not a video file (give a regular Y4M or MJPEG file)")
+        (rc, msg) = Self.openPath(dir.path)
+        #expect(rc == -EISDIR)
+        #expect(msg.hasPrefix("\(dir.path) is a directory, not a video file"), "\(msg)")
+        (rc, msg) = Self.openPath("/dev/null")
+        #expect(rc == CCORE_E_UNSUPPORTED)
+        #expect(msg.hasPrefix("/dev/null is a character device"), "\(msg)")
+    }
+
+    @Test func openErrorsNameTheFile() throws {
+        let empty = try TemporaryFile(named: "empty.y4m", contents: [])
+        defer { empty.cleanUp() }
+        #expect(Self.openPath(empty.path) == (CCORE_E_TRUNCATED, "\(empty.path): the file is empty"))
+        let text = try TemporaryFile(named: "notes.txt", contents: Array("hello".utf8))
+        defer { text.cleanUp() }
+        #expect(Self.openPath(text.path) == (CCORE_E_UNSUPPORTED,
+                                              "\(text.path): not a Y4M or MJPEG file (first byte 0x68)"))
     }
 
     static func mjpegStream(frames: Int) -> ([UInt8], [Int]) {

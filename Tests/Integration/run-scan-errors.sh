@@ -2,7 +2,7 @@
 # The camera's error paths through the real CLI: builds circadify and vivid-feeder (release),
 # renders a short still face clip and runs scan-errors.sh inside the QEMU guest, where
 # `circadify scan --device ... --json` meets a missing node, a node it may not open, a node
-# another process streams, SIGINT while measuring and vivid's disconnect while measuring.
+# another process streams, SIGINT or SIGHUP while measuring and vivid's disconnect while measuring.
 #
 #   Tests/Integration/run-scan-errors.sh
 #

@@ -12,8 +12,9 @@
 #   in-use         the node streamed by v4l2-ctl          -> 12 cameraInUse
 #   sigint         SIGINT while measuring a face          -> 130 cancelled; controls restored,
 #                                                             the node streams again at once
+#   sighup         SIGHUP (a closed terminal) likewise    -> the same as SIGINT
 #   disconnect     vivid's `disconnect` while measuring   -> 30 captureFailed within 5 s
-# CLIP (played with vivid-feeder) puts a face in front of the camera, so the last two
+# CLIP (played with vivid-feeder) puts a face in front of the camera, so the last three
 # interrupt a measurement, not the wait for a face.
 #
 # Prints `PASS name` or `FAIL name: reason` per check and closes with `N passed, N failed`.
@@ -184,17 +185,19 @@ scan_until_measuring() { # name what-comes-next
     kill -0 "$scan_pid" 2>/dev/null || { stop_feed; fail "$name" "the scan ended before $next"; return 1; }
 }
 
-# --- sigint ---------------------------------------------------------------------------------
-sigint() {
-    local before rc after
+# --- sigint, sighup -------------------------------------------------------------------------
+# Ctrl-C, and SIGHUP (a closed terminal or ssh session), end a scan the same way: the camera
+# released at once, its controls restored, `cancelled` (130).
+stopped_by() { # name signal
+    local name=$1 signal=$2 before rc after
     before=$(gain_auto)
-    [[ -n $before ]] || { fail sigint "vivid has no gain_automatic control to watch"; return; }
-    scan_until_measuring sigint "the signal" || return
+    [[ -n $before ]] || { fail "$name" "vivid has no gain_automatic control to watch"; return; }
+    scan_until_measuring "$name" "the signal" || return
     local pid=$scan_pid
     local t0; t0=$(now)
-    kill -INT "$pid"
+    kill "-$signal" "$pid"
     rc=0; timeout 30 tail --pid="$pid" -f /dev/null || rc=$?
-    [[ $rc == 0 ]] || { stop_feed; fail sigint "the scan was still running 30 s after SIGINT"; return; }
+    [[ $rc == 0 ]] || { stop_feed; fail "$name" "the scan was still running 30 s after SIG$signal"; return; }
     rc=0; wait "$pid" || rc=$?
     local took; took=$(elapsed "$t0" "$(now)")
     after=$(gain_auto)
@@ -202,17 +205,18 @@ sigint() {
     local again=0
     timeout 20 v4l2-ctl -d "$capture" --stream-mmap --stream-count=5 >"$work/again.out" 2>&1 || again=$?
     stop_feed
-    expect_error sigint "$rc" 130 cancelled || return
-    info "sigint: ended $took s after the signal; gain_automatic $before before, $after after"
+    expect_error "$name" "$rc" 130 cancelled "SIG$signal" || return
+    info "$name: ended $took s after the signal; gain_automatic $before before, $after after"
     if [[ $after != "$before" ]]; then
-        fail sigint "gain_automatic is $after after the scan, $before before: controls not restored"
+        fail "$name" "gain_automatic is $after after the scan, $before before: controls not restored"
     elif [[ $again != 0 ]]; then
-        fail sigint "the node could not stream right after (v4l2-ctl exit $again: $(head -c 300 "$work/again.out"))"
+        fail "$name" "the node could not stream right after (v4l2-ctl exit $again: $(head -c 300 "$work/again.out"))"
     else
-        pass sigint
+        pass "$name"
     fi
 }
-sigint
+stopped_by sigint INT
+stopped_by sighup HUP
 
 # --- disconnect -----------------------------------------------------------------------------
 disconnect() {

@@ -109,6 +109,37 @@ public enum TestScenes {
             return Array(UnsafeBufferPointer(start: out, count: size))
         }
     }
+
+    /// JPEG of an RGB24 image with the given chroma subsampling (including the two the decoder refuses).
+    public static func jpeg(rgb: [UInt8], width: Int, height: Int, quality: Int32 = 90,
+                            subsampling: ccore_jpeg_subsampling) -> [UInt8] {
+        let frame = TestFrame(format: CCORE_PIXEL_RGB24, width: width, height: height, bytes: rgb)
+        return frame.withImage(range: CCORE_RANGE_FULL) { image in
+            var out: UnsafeMutablePointer<UInt8>?
+            var size = 0
+            let rc = ccore_jpeg_encode_rgb(image, quality, subsampling, &out, &size)
+            precondition(rc == 0 && out != nil, "JPEG encode failed: \(rc)")
+            defer { free(out) }
+            return Array(UnsafeBufferPointer(start: out, count: size))
+        }
+    }
+
+    /// A JPEG whose frame header claims `width` x `height` (the rest of it is a small real image): a
+    /// header attack, for size checks that must refuse it before allocating or decoding.
+    public static func jpegClaiming(width: Int, height: Int) -> [UInt8] {
+        var bytes = jpeg(rgb: faceRGB(width: 16, height: 16), width: 16, height: 16)
+        var i = 2
+        while i + 8 < bytes.count, bytes[i] == 0xFF {
+            let marker = bytes[i + 1], length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            if marker == 0xC0 || marker == 0xC1 || marker == 0xC2 {
+                bytes[i + 5] = UInt8(height >> 8); bytes[i + 6] = UInt8(height & 0xFF)
+                bytes[i + 7] = UInt8(width >> 8); bytes[i + 8] = UInt8(width & 0xFF)
+                return bytes
+            }
+            i += 2 + length
+        }
+        preconditionFailure("the encoder's JPEG has no frame header")
+    }
 }
 
 /// Builds Y4M files in memory.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Circadify: AsyncParsableCommand {
@@ -11,4 +12,45 @@ struct Circadify: AsyncParsableCommand {
             realtime core measures per frame (mean skin colour of the forehead and cheeks, luma, drops).
             """,
         subcommands: [Scan.self, Devices.self, Faces.self, Samples.self])
+
+    /// ArgumentParser's `main`, plus what every command needs first: the standard streams made
+    /// safe (`Terminal.closedAtStart`), and a bad `scan --json` command line answered with the
+    /// one JSON object that contract promises, not an empty stdout.
+    static func main() async {
+        _ = Terminal.closedAtStart
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        var command: ParsableCommand
+        do {
+            command = try await asyncParseAsRoot(arguments)
+        } catch {
+            if exitCode(for: error).rawValue == CommandExitCode.usage, UsageError.wantsJSON(arguments) {
+                UsageError.writeJSON(message(for: error))
+            }
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// A bad command line under `scan --json`: `{"error": "usage", "message": …, "retryable": false}`.
+enum UsageError {
+    static func wantsJSON(_ arguments: [String]) -> Bool {
+        arguments.first == "scan" && arguments.prefix { $0 != "--" }.contains("--json")
+    }
+
+    static func writeJSON(_ message: String) {
+        struct Payload: Encodable { var error = "usage", message: String, retryable = false }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(Payload(message: message)) else { return }
+        _ = Terminal.writeOutput(String(decoding: data, as: UTF8.self) + "\n") // the exit status says 64 anyway
+    }
 }

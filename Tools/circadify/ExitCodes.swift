@@ -50,3 +50,12 @@ enum ScanExitCode {
         }.joined(separator: "\n")
     }
 }
+
+/// The statuses every command shares, beyond the scan's table (sysexits(3) numbers).
+enum CommandExitCode {
+    /// A bad command line: unknown option, bad value, conflicting options.
+    static let usage: Int32 = 64
+    /// The output could not be written (stdout closed, a broken pipe, a full disk): the
+    /// result is lost, so the command must not report success.
+    static let outputFailed: Int32 = 74
+}

@@ -14,8 +14,10 @@ struct Faces: ParsableCommand {
             measurement would use. The subject's left cheek is on the image's right.
 
             Exit status: 0 (also when there is no face: the list is empty); 66 the file cannot be \
-            read; 65 it is not a JPEG the decoder understands; 69 the face detector's data is \
-            missing (install opencv-data).
+            read (missing, no permission, a directory, FIFO or device); 65 it is not a JPEG the \
+            decoder understands, or it is too large (over 8192 pixels a side or 40 megapixels, \
+            checked from its header before decoding; a file over 64 MiB); 69 the face detector's \
+            data is missing (install opencv-data); 74 the output could not be written.
             """)
 
     @Argument(help: ArgumentHelp("A JPEG image.", valueName: "image"))
@@ -26,20 +28,26 @@ struct Faces: ParsableCommand {
         do {
             faces = try StillImageFaces.find(jpegPath: image)
         } catch {
-            FileHandle.standardError.write(Data("circadify faces: \(error.message)\n".utf8))
+            let message = error.message.contains(image) ? error.message : "\(image): \(error.message)"
+            Terminal.writeError("circadify faces: \(message)\n")
             throw ExitCode(Self.exitCode(for: error))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let report = FacesReport(faces: faces.map(FacesReport.Face.init))
-        print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        let written = Terminal.writeOutput(String(decoding: try encoder.encode(report), as: UTF8.self) + "\n")
+        if written != 0 {
+            Terminal.writeError("circadify faces: the result could not be written to standard output: "
+                + "\(Terminal.reason(written))\n")
+            throw ExitCode(CommandExitCode.outputFailed)
+        }
     }
 
-    /// sysexits(3) classes: unreadable input, bad data, a missing service.
+    /// sysexits(3) classes: unreadable input, bad (or too large) data, a missing service.
     static func exitCode(for error: CoreError) -> Int32 {
         if error.message.contains("opencv-data") { return 69 }
-        switch error.name {
-        case "CCORE_E_CORRUPT", "CCORE_E_UNSUPPORTED", "CCORE_E_TRUNCATED": return 65
+        switch error.code {
+        case CoreError.corrupt, CoreError.unsupported, CoreError.truncated, -E2BIG, -EFBIG: return 65
         default: return 66
         }
     }

@@ -16,11 +16,16 @@ struct Scan: AsyncParsableCommand {
             confidence, sessionId, timestamp in ISO 8601; unmeasured values are null) or \
             {"error": CASE, "message": TEXT, "retryable": BOOL}.
 
-            Ctrl-C (SIGINT) or SIGTERM stops the scan cleanly and releases the camera; a second \
-            one exits at once.
+            Ctrl-C (SIGINT), SIGTERM or SIGHUP (a closed terminal or ssh session) stops the scan \
+            cleanly, releases the camera and restores its controls, and exits 130 (cancelled); a \
+            second one exits at once. A file must be a regular file (not a FIFO, device or \
+            directory); frames up to 8192 pixels a side and 40 megapixels.
 
-            Exit status: 0 measured; 64 bad arguments; otherwise one code per CircadifyError case \
-            (the configuration, network, session and usage cases are never raised on the device):
+            Exit status: 0 measured; 64 bad arguments (with --json also as {"error": "usage", ...}); \
+            74 the output could not be written (stdout closed, a broken pipe, a full disk: the scan \
+            stops, the camera is released, the reason goes to stderr); otherwise one code per \
+            CircadifyError case (the configuration, network, session and usage cases are never \
+            raised on the device):
             \(ScanExitCode.helpTable)
             """)
 
@@ -30,10 +35,13 @@ struct Scan: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A Y4M or raw MJPEG video file to measure.", valueName: "file"))
     var input: String?
 
-    @Option(help: "Frame rate of a raw MJPEG file (default: 30).")
+    // `.unconditional`: "--fps -1" is a bad frame rate, not a missing value followed by an option.
+    @Option(parsing: .unconditional, help: "Frame rate of a raw MJPEG file, 1-999 (default: 30).",
+            transform: Scan.frameRate)
     var fps: UInt32?
 
-    @Option(help: "Seconds of measurement; at least 5, the analysis window.")
+    @Option(parsing: .unconditional, help: "Seconds of measurement, 5 (the analysis window) to 3600.",
+            transform: Scan.seconds)
     var duration: Double = 30
 
     @Flag(help: "Replay a file at its own frame rate, as a camera delivers it (default: as fast as it can be read).")
@@ -43,6 +51,24 @@ struct Scan: AsyncParsableCommand {
     var json = false
 
     static let minimumDuration = ScanOutcome.minimumFaceSeconds
+    /// A spot measurement, not a monitor: an hour bounds the frames a scan keeps.
+    static let maximumDuration = 3600.0
+
+    static func frameRate(_ text: String) throws -> UInt32 {
+        guard let value = UInt32(text), (1...999).contains(value) else {
+            throw ValidationError("a frame rate is a whole number of frames per second from 1 to 999")
+        }
+        return value
+    }
+
+    static func seconds(_ text: String) throws -> Double {
+        guard let value = Double(text), value.isFinite,
+              (minimumDuration...maximumDuration).contains(value) else {
+            throw ValidationError("a duration is a number of seconds from \(Int(minimumDuration)) (the analysis "
+                + "window) to \(Int(maximumDuration))")
+        }
+        return value
+    }
 
     func validate() throws {
         if device != nil, input != nil { throw ValidationError("give --device or --input, not both") }
@@ -50,18 +76,18 @@ struct Scan: AsyncParsableCommand {
             throw ValidationError("--fps sets the frame rate of an MJPEG file (--input); a camera runs at its own")
         }
         if realtime, input == nil { throw ValidationError("--realtime paces a file (--input); a camera is always live") }
-        if let fps, fps == 0 { throw ValidationError("--fps must be at least 1") }
-        guard duration.isFinite, duration >= Self.minimumDuration else {
-            throw ValidationError("--duration must be at least \(Int(Self.minimumDuration)) seconds, the analysis window")
-        }
     }
 
     func run() async throws {
+        if Terminal.closedAtStart.contains(STDOUT_FILENO) {
+            Terminal.writeError("circadify scan: standard output is closed, so the result would be lost; not scanning\n")
+            throw ExitCode(CommandExitCode.outputFailed)
+        }
         let display = !json || Terminal.isInteractive(STDERR_FILENO) ? ScanDisplay() : nil
         let output = ScanOutput(json: json, display: display)
         switch await outcome(display: display, output: output) {
         case .success(let result):
-            output.result(result)
+            if output.result(result) != 0 { throw ExitCode(CommandExitCode.outputFailed) }
         case .failure(let failure):
             output.failure(failure)
             throw ExitCode(failure.exitCode)
@@ -96,22 +122,31 @@ struct Scan: AsyncParsableCommand {
         return ScanRequest(input: .device(first.path), duration: duration)
     }
 
-    /// Runs the engine in a task that SIGINT/SIGTERM cancel. After a signal the outcome is
+    /// Runs the engine in a task that SIGINT, SIGTERM and SIGHUP cancel, as does stdout going
+    /// away (its reader closed): each stops the scan the same way, the camera released and its
+    /// controls restored before the command reports. After a signal the outcome is
     /// `cancelled` whatever the engine returns; a second signal exits at once.
     static func measure(_ request: ScanRequest, display: ScanDisplay?,
                         output: ScanOutput) async throws(ScanFailure) -> VitalSignsResult {
         let task = Task { try await ScanEngine.run(request) { display?.update($0) } }
-        let trap = SignalTrap([SIGINT, SIGTERM], first: { _ in task.cancel() }, again: { number in
+        let source = if case .device = request.input { "the camera to be released" } else { "the scan to stop" }
+        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP], first: { _ in task.cancel() }, again: { number in
             output.failure(ScanFailure(error: .cancelled, hint: """
-                \(SignalTrap.name(number)) received again; exited without waiting for the camera to be released
+                \(SignalTrap.name(number)) received again; exited without waiting for \(source)
                 """))
             _exit(ScanExitCode.code(for: .cancelled))
         })
+        let watch = OutputWatch { task.cancel() }
         let outcome = await task.result
         let signal = trap.received
         trap.release()
+        let outputGone = watch.stop()
         if let signal {
             throw ScanFailure(error: .cancelled, hint: "Stopped by \(SignalTrap.name(signal))")
+        }
+        if outputGone {
+            throw ScanFailure(error: .cancelled, hint: "Standard output was closed, so the result would be lost",
+                              status: CommandExitCode.outputFailed)
         }
         switch outcome {
         case .success(let result): return result

@@ -6,6 +6,9 @@ import Foundation
 struct ScanFailure: Error {
     var error: CircadifyError
     var hint: String?
+    /// The exit status when it is not the error's own: 74 when the scan stopped because its
+    /// output had gone (the error is then `cancelled`).
+    var status: Int32?
 
     var message: String {
         let description = error.errorDescription ?? error.caseName
@@ -13,7 +16,7 @@ struct ScanFailure: Error {
         return "\(description). \(hint)"
     }
 
-    var exitCode: Int32 { ScanExitCode.code(for: error) }
+    var exitCode: Int32 { status ?? ScanExitCode.code(for: error) }
 
     /// `{"error": "<case name>", "message": "…", "retryable": true|false}`.
     func jsonData() throws -> Data {

@@ -1,7 +1,7 @@
 import Dispatch
 import Glibc
 
-/// Turns SIGINT and SIGTERM into calls while a scan runs, instead of killing the process
+/// Turns SIGINT, SIGTERM and SIGHUP into calls while a scan runs, instead of killing the process
 /// with the camera open. The first signal asks for a clean stop; any later one means the
 /// clean stop is not happening (something hangs), so `again` runs and should exit at once.
 final class SignalTrap: @unchecked Sendable {
@@ -47,6 +47,7 @@ final class SignalTrap: @unchecked Sendable {
         switch number {
         case SIGINT: "SIGINT (Ctrl-C)"
         case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP (the terminal or session closed)"
         default: "signal \(number)"
         }
     }

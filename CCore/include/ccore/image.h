@@ -44,6 +44,16 @@ typedef struct {
     uint32_t stride2;
 } ccore_image;
 
+/* The largest frame the core accepts from any header (a camera's format, a
+ * Y4M or JPEG header): 8192 pixels on a side and 40 megapixels (8K UHD is
+ * 33.2). Checked before any frame-sized allocation or decode, so a hostile
+ * header cannot make the core allocate or decode more than about 120 MB. */
+#define CCORE_MAX_FRAME_SIDE 8192u
+#define CCORE_MAX_FRAME_PIXELS 40000000u
+
+/** 1 when a width x height frame is within the limits above (and not empty). */
+int ccore_frame_size_allowed(uint32_t width, uint32_t height);
+
 /** Name of a pixel format ("YUYV", "NV12", ...). */
 const char *ccore_pixel_format_name(ccore_pixel_format format);
 

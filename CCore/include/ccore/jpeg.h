@@ -15,11 +15,14 @@ extern "C" {
 typedef struct ccore_jpeg ccore_jpeg;
 
 /** A decoder whose planes hold any JPEG up to max_width x max_height at
- *  scale 1 (all memory is allocated here, none per frame). */
+ *  scale 1, in any supported subsampling, padded as the decoder writes it
+ *  (all memory is allocated here, none per frame). -E2BIG beyond
+ *  CCORE_MAX_FRAME_SIDE / CCORE_MAX_FRAME_PIXELS (image.h). */
 int ccore_jpeg_create(uint32_t max_width, uint32_t max_height, ccore_jpeg **out);
 void ccore_jpeg_destroy(ccore_jpeg *jpeg);
 
-/** Reads the frame size without decoding. */
+/** Reads the frame size without decoding; CCORE_E_CORRUPT for a stream
+ *  without a frame header (tables only). */
 int ccore_jpeg_peek_size(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t *width, uint32_t *height);
 
 /** Decodes at 1/scale_denom (1, 2, 4 or 8) to Y'CbCr planes owned by the
@@ -42,6 +45,21 @@ uint32_t ccore_jpeg_choose_scale(uint32_t frame_pixels, float roi_fraction, uint
  *  planes (to 4:2:0) into a JPEG at `quality` (1-100). `*out` is malloc'ed; free() it.
  *  Tools and tests only: never on the capture path. */
 int ccore_jpeg_encode(const ccore_image *image, int quality, uint8_t **out, size_t *out_size);
+
+/** Chroma subsampling of an encoded JPEG (TurboJPEG's order). */
+typedef enum {
+    CCORE_JPEG_444 = 0,
+    CCORE_JPEG_422 = 1,
+    CCORE_JPEG_420 = 2,
+    CCORE_JPEG_GRAY = 3,
+    CCORE_JPEG_440 = 4, /* the decoder refuses this one */
+    CCORE_JPEG_411 = 5, /* and this one */
+} ccore_jpeg_subsampling;
+
+/** Encodes an RGB24 image with the given chroma subsampling, for tests and
+ *  fuzzing seeds that need every kind of JPEG. `*out` is malloc'ed; free() it. */
+int ccore_jpeg_encode_rgb(const ccore_image *image, int quality, ccore_jpeg_subsampling subsampling, uint8_t **out,
+                          size_t *out_size);
 
 #ifdef __cplusplus
 }

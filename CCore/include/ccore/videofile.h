@@ -43,7 +43,11 @@ typedef struct {
 } ccore_videofile_frame;
 
 /** Opens a file; `mjpeg_fps` is the frame rate of an MJPEG stream (ignored
- *  for Y4M, whose header carries it). Largest accepted JPEG frame: 16 MiB. */
+ *  for Y4M, whose header carries it). Largest accepted JPEG frame: 16 MiB;
+ *  frame sizes within CCORE_MAX_FRAME_SIDE / CCORE_MAX_FRAME_PIXELS, rates
+ *  1-999 fps. Only regular files: a directory is -EISDIR, a FIFO, device or
+ *  socket CCORE_E_UNSUPPORTED (opening never blocks). The message of a
+ *  failed open names the file. */
 int ccore_videofile_open(const char *path, uint32_t mjpeg_fps, ccore_videofile **out, char *message,
                          uint32_t message_size);
 

@@ -5,7 +5,7 @@ extension CircadifyError {
     /// The public error for a failure of the C core, given what was being read
     /// (DESIGN.md §4's on-device mapping).
     ///
-    /// A camera: no node or not a capture device → `cameraNotAvailable`; no permission →
+    /// A camera: no node or not a capture device (a directory, a regular file) → `cameraNotAvailable`; no permission →
     /// `cameraPermissionDenied`; busy → `cameraInUse`; unplugged (ENODEV), a fatal stream
     /// error, or no format the core can read → `captureFailed` with the core's message.
     ///
@@ -22,7 +22,8 @@ extension CircadifyError {
             self = .unknown(error.description)
         case (_, .file):
             self = .captureFailed(error.message)
-        case (-ENOENT, .device), (-ENXIO, .device), (-ENOTDIR, .device), (CCORE_E_NOT_CAPTURE, .device):
+        case (-ENOENT, .device), (-ENXIO, .device), (-ENOTDIR, .device), (-EISDIR, .device),
+             (CCORE_E_NOT_CAPTURE, .device):
             self = .cameraNotAvailable
         case (-EACCES, .device), (-EPERM, .device):
             self = .cameraPermissionDenied

@@ -44,6 +44,8 @@ public final class CircadifyCamera {
     /// The last session's release, which the next `start()` waits for.
     @ObservationIgnored private var releasing: Task<Void, Never>?
     @ObservationIgnored private var trackingRequested = false
+    /// Why the last session ended on its own, for a measurement asked for after it.
+    @ObservationIgnored private var endedWith: CircadifyError?
     @ObservationIgnored private var imageOutputRequested = false
     /// Measurements and monitors attached to this camera (see `CircadifySDK`).
     @ObservationIgnored package var measuring = false
@@ -109,6 +111,7 @@ public final class CircadifyCamera {
         await releasing?.value
         guard session == nil else { return }
         guard let input = await resolveInput() else { throw .cameraNotAvailable }
+        endedWith = nil
         let session = ScanSession(input, mirrored: position == .front && !isReplay)
         self.session = session
         listen(to: session)
@@ -159,7 +162,7 @@ public final class CircadifyCamera {
     /// - Throws: `processingFailed` when one already runs here; the session's errors.
     package func measure(duration: Double, progress: @escaping @Sendable (ScanProgress) -> Void)
         async throws(CircadifyError) -> VitalSignsResult {
-        guard let session else { throw .captureFailed("the camera is not running; start it first") }
+        guard let session else { throw endedWith ?? .captureFailed("the camera is not running; start it first") }
         guard !measuring else {
             throw .processingFailed("a measurement is already running on this camera; wait for it or cancel it")
         }
@@ -225,7 +228,8 @@ public final class CircadifyCamera {
             onQualityWarning?(warning)
         case .validation(let status):
             validationStatus = status
-        case .ended:
+        case .ended(let failure):
+            endedWith = failure
             detach(source)
         case .live, .image:
             break

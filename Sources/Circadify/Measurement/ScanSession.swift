@@ -83,8 +83,9 @@ package actor ScanSession {
     private var timedOut = false
     private var started = false
     private var stopRequested = false
-    /// Capture has ended (stopped, failed, or the replay is over).
+    /// Capture has ended (stopped, failed, or the replay is over), and why (nil: on request or at the end).
     package private(set) var hasEnded = false
+    private var endedWith: CircadifyError?
     private var tracking = false
     private var monitoring = false
     private var imageOutput = false
@@ -257,6 +258,8 @@ package actor ScanSession {
     /// frames measured at the face.
     package func measure(duration: Double?, progress: @escaping @Sendable (ScanProgress) -> Void = { _ in })
         async throws(CircadifyError) -> [SignalFrame] {
+        // Capture that ended before the measurement was asked for says why.
+        if hasEnded { throw endedWith ?? .captureFailed("\(path) has ended; start the camera again") }
         guard source != nil, let pipeline else {
             throw .captureFailed("the camera is not running; start it first")
         }
@@ -297,6 +300,7 @@ package actor ScanSession {
         }
         if timedOut { failure = .timeout }
         hasEnded = true
+        endedWith = failure
         watchdog?.cancel()
         let stoppedOnRequest = source == nil
         if let source {
@@ -325,8 +329,14 @@ package actor ScanSession {
     /// The error for a replay that ended before the measurement did.
     private func replayTooShort() -> CircadifyError {
         guard let m = measurement else { return .captureFailed("\(path) ended") }
-        // No face in the whole file: what a camera would say after its face wait.
-        guard let from = m.measuringFrom else { return .faceNotDetected }
+        guard let from = m.measuringFrom else {
+            // A file shorter than the measurement says so; a long enough one without a
+            // face gets what a camera would say after its face wait.
+            let held = ((lastTime + frameStep) * 1000).rounded() / 1000
+            guard held < m.duration ?? .infinity else { return .faceNotDetected }
+            return .captureFailed("\(path) holds only \(Self.seconds(held, tenths: true)) s of video, less than the "
+                + "\(Self.seconds(m.duration ?? .infinity)) s measurement, and no face was found in it")
+        }
         // To the millisecond: 180 frame intervals of 1/30 s are a hair under 6 s.
         let measured = ((lastTime - (m.firstFrame ?? from)) * 1000).rounded() / 1000
         let minimum = ScanOutcome.minimumFaceSeconds

@@ -18,6 +18,7 @@ import Testing
         #expect(Self.mapped(-ENOENT, Self.camera) == .cameraNotAvailable)
         #expect(Self.mapped(-ENXIO, Self.camera) == .cameraNotAvailable)
         #expect(Self.mapped(CCORE_E_NOT_CAPTURE, Self.camera) == .cameraNotAvailable)
+        #expect(Self.mapped(-EISDIR, Self.camera) == .cameraNotAvailable, "--device /tmp is no camera, like /etc/passwd")
         #expect(Self.mapped(-EACCES, Self.camera) == .cameraPermissionDenied)
         #expect(Self.mapped(-EPERM, Self.camera) == .cameraPermissionDenied)
         #expect(Self.mapped(-EBUSY, Self.camera) == .cameraInUse)

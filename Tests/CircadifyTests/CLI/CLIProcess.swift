@@ -30,9 +30,25 @@ struct CLIProcess {
     /// Runs `circadify arguments`; `whileRunning` may signal the process. Kills it after `timeout`.
     static func run(_ arguments: [String], timeout: Duration = .seconds(120),
                     whileRunning: (Process) async throws -> Void = { _ in }) async throws -> Output {
+        try await launch(try binary(), arguments, timeout: timeout, whileRunning: whileRunning)
+    }
+
+    /// Runs `script` with /bin/sh, the binary's path in `$CIRCADIFY`: for what `Process` cannot
+    /// set up, such as a closed stdout (`>&-`), a full disk (`>/dev/full`) or a reader that quits.
+    static func shell(_ script: String, timeout: Duration = .seconds(120)) async throws -> Output {
+        var environment = ProcessInfo.processInfo.environment
+        environment["CIRCADIFY"] = try binary().path
+        return try await launch(URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: environment,
+                                timeout: timeout)
+    }
+
+    private static func launch(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+                               timeout: Duration,
+                               whileRunning: (Process) async throws -> Void = { _ in }) async throws -> Output {
         let process = Process()
-        process.executableURL = try binary()
+        process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

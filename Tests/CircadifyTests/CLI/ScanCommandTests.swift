@@ -8,17 +8,50 @@ import Testing
     static let usageStatus: Int32 = 64
 
     @Test func deviceAndInputTogetherIsAUsageError() async throws {
-        let run = try await CLIProcess.run(["scan", "--device", "/dev/video0", "--input", "clip.y4m", "--json"])
+        let run = try await CLIProcess.run(["scan", "--device", "/dev/video0", "--input", "clip.y4m"])
         #expect(run.status == Self.usageStatus)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("not both"))
     }
 
-    @Test(arguments: [["--duration", "4.9"], ["--duration", "nan"], ["--input", "x.mjpeg", "--fps", "0"],
-                      ["--device", "/dev/video0", "--fps", "15"]])
-    func badOptionIsAUsageError(_ options: [String]) async throws {
-        let run = try await CLIProcess.run(["scan"] + options)
-        #expect(run.status == Self.usageStatus, "\(options): \(run.stderr)")
+    static let badOptions: [([String], String)] = [
+        (["--duration", "4.9"], "from 5 (the analysis window) to 3600"),
+        (["--duration", "nan"], "from 5"), (["--duration", "inf"], "from 5"),
+        (["--duration", "1e19"], "'1e19' is invalid for '--duration"), (["--duration", "3601"], "to 3600"),
+        (["--duration", "-5"], "'-5' is invalid for '--duration"),
+        (["--input", "x.mjpeg", "--fps", "0"], "from 1 to 999"),
+        (["--input", "x.mjpeg", "--fps", "-1"], "'-1' is invalid for '--fps"),
+        (["--input", "x.mjpeg", "--fps", "nan"], "'nan' is invalid for '--fps"),
+        (["--input", "x.mjpeg", "--fps", "4294967296"], "from 1 to 999"),
+        (["--device", "/dev/video0", "--fps", "15"], "a camera runs at its own"),
+        (["--device", "/dev/video0", "--input", "clip.y4m"], "not both"),
+        (["--realtime"], "a camera is always live"),
+        (["--bogus"], "Unknown option '--bogus'"),
+        (["--duration"], "Missing value for '--duration"),
+    ]
+
+    /// Every bad command line is exit 64 with a message that says what is wrong; with --json,
+    /// stdout holds the one JSON object the contract promises (`"error": "usage"`).
+    @Test(arguments: badOptions)
+    func badOptionIsAUsageError(_ options: [String], _ fragment: String) async throws {
+        let plain = try await CLIProcess.run(["scan"] + options)
+        #expect(plain.status == Self.usageStatus, "\(options): \(plain.stderr)")
+        #expect(plain.stderr.contains(fragment), "\(options): \(plain.stderr)")
+        #expect(plain.stdout.isEmpty)
+        let json = try await CLIProcess.run(["scan", "--json"] + options)
+        #expect(json.status == Self.usageStatus)
+        let object = try CLIProcess.jsonObject(json)
+        #expect(object["error"] as? String == "usage", "\(options): \(json.stdout)")
+        #expect((object["message"] as? String)?.contains(fragment) == true, "\(options): \(json.stdout)")
+        #expect(object["retryable"] as? Bool == false)
+    }
+
+    @Test(arguments: [(["--fps", "-1"], "'-1' is invalid for '--fps"), (["--every", "-1"], "--every must be at least 1"),
+                      (["--frames", "0"], "--frames must be at least 1")])
+    func samplesBadOptionSaysWhatIsWrong(_ options: [String], _ fragment: String) async throws {
+        let run = try await CLIProcess.run(["samples", "--input", "x.mjpeg"] + options)
+        #expect(run.status == Self.usageStatus)
+        #expect(run.stderr.contains(fragment), "\(options): \(run.stderr)")
     }
 
     @Test func helpListsADistinctNonZeroCodeForEveryErrorCase() async throws {

@@ -1,0 +1,92 @@
+import CCoreTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// What ends a command from outside — a closed, full or broken output, SIGHUP — ends it the
+/// way Ctrl-C does: cleanly, with a documented exit status and a reason, never a trap.
+@Suite(.serialized) struct OutputAndSignalTests {
+    static let outputFailed: Int32 = 74
+
+    /// A face-free 32x24 clip of `seconds` at 30 fps: a scan of it runs (and, with
+    /// --realtime, takes) its whole duration, then fails with faceNotDetected.
+    static func flatClip(seconds: Int) throws -> TemporaryFile {
+        let frame = Y4M.flatFrame420(width: 32, height: 24, y: 120, cb: 128, cr: 128)
+        let video = Y4M.file(width: 32, height: 24, frames: Array(repeating: frame, count: seconds * 30))
+        return try TemporaryFile(named: "wall.y4m", contents: video)
+    }
+
+    static var photo: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/faces/astronaut-320x240.jpg").path
+    }
+
+    @Test func scanResultToAFullDiskIsSaidOnStderr() async throws {
+        let run = try await CLIProcess.shell(#""$CIRCADIFY" scan --json --input /nonexistent/clip.y4m >/dev/full"#)
+        #expect(!run.signalled)
+        #expect(run.status == 30, "a failed scan keeps its own code: \(run.stderr)")
+        #expect(run.stderr.contains("could not be written to standard output: No space left on device"))
+        #expect(run.stderr.contains("/nonexistent/clip.y4m"), "the failure itself is still said: \(run.stderr)")
+    }
+
+    @Test func scanWithStdoutClosedDoesNotStart() async throws {
+        let clip = try Self.flatClip(seconds: 6)
+        defer { clip.cleanUp() }
+        let run = try await CLIProcess.shell(#""$CIRCADIFY" scan --json --input "\#(clip.path)" --duration 6 >&-"#)
+        #expect(!run.signalled)
+        #expect(run.status == Self.outputFailed)
+        #expect(run.stderr.contains("standard output is closed"), "\(run.stderr)")
+    }
+
+    @Test func scanWithStderrClosedStillDeliversItsResult() async throws {
+        let run = try await CLIProcess.shell(#""$CIRCADIFY" scan --json --input /nonexistent/clip.y4m 2>&-"#)
+        #expect(!run.signalled)
+        #expect(run.status == 30)
+        #expect(try CLIProcess.jsonObject(run)["error"] as? String == "captureFailed")
+    }
+
+    /// `circadify scan | head -1` ending: the scan stops at once (it would otherwise run the
+    /// whole minute of --realtime) and says why, exit 74.
+    @Test func scanStopsWhenItsReaderGoes() async throws {
+        let clip = try Self.flatClip(seconds: 62)
+        defer { clip.cleanUp() }
+        let run = try await CLIProcess.shell("""
+            { "$CIRCADIFY" scan --input "\(clip.path)" --duration 60 --realtime; echo "status $?" >&2; } | true
+            """, timeout: .seconds(40))
+        #expect(run.stderr.contains("status 74"), "\(run.stderr)")
+        #expect(run.stderr.contains("Standard output was closed"), "\(run.stderr)")
+    }
+
+    @Test func sighupStopsAScanLikeCtrlC() async throws {
+        let clip = try Self.flatClip(seconds: 16)
+        defer { clip.cleanUp() }
+        let run = try await CLIProcess.run(["scan", "--json", "--input", clip.path, "--duration", "15", "--realtime"],
+                                           timeout: .seconds(40)) { process in
+            try await Task.sleep(for: .seconds(1))
+            kill(process.processIdentifier, SIGHUP)
+        }
+        #expect(!run.signalled, "SIGHUP killed the process instead of stopping the scan")
+        #expect(run.status == 130)
+        let object = try CLIProcess.jsonObject(run)
+        #expect(object["error"] as? String == "cancelled")
+        #expect((object["message"] as? String)?.contains("SIGHUP") == true, "\(run.stdout)")
+    }
+
+    @Test func facesOutputThatCannotBeWrittenIsNotSuccess() async throws {
+        for redirect in [">/dev/full", ">&-"] {
+            let run = try await CLIProcess.shell(#""$CIRCADIFY" faces "\#(Self.photo)" \#(redirect)"#)
+            #expect(!run.signalled)
+            #expect(run.status == Self.outputFailed, "\(redirect): \(run.stderr)")
+            #expect(run.stderr.contains("could not be written to standard output"), "\(redirect): \(run.stderr)")
+        }
+    }
+
+    @Test func samplesStopsWhenItsOutputFails() async throws {
+        let clip = try Self.flatClip(seconds: 2)
+        defer { clip.cleanUp() }
+        let run = try await CLIProcess.shell(#""$CIRCADIFY" samples --input "\#(clip.path)" --fast >/dev/full"#)
+        #expect(!run.signalled)
+        #expect(run.status == Self.outputFailed)
+        #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
+    }
+}
