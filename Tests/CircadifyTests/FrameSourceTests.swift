@@ -98,7 +98,9 @@ import Testing
     @Test func cancellingTheConsumerStopsTheReplay() async throws {
         let file = try TemporaryFile(named: "long.y4m", contents: Self.clip(frames: 900))
         defer { file.cleanUp() }
-        let source = try FrameSource(.file(file.path))
+        // Paced by its consumer (the ring's back-pressure), not by the clock: a test pool
+        // busy with other suites for 30 s must not let the replay reach its end first.
+        let source = try FrameSource(.file(file.path), configuration: Self.fast)
         let stream = try await source.samples()
         let consumer = Task {
             var n = 0

@@ -112,24 +112,26 @@ public final class CircadifySDK {
             progress = nil
             detachIfIdle()
         }
+        // Progress reaches the observable state in order, all of it before the outcome.
+        let (updates, sink) = AsyncStream<ScanProgress>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let follower = Task { [weak self] in
+            for await update in updates { self?.apply(update) }
+        }
         do {
             if !camera.isRunning { try await camera.open() }
             if cancelRequested || Task.isCancelled { throw CircadifyError.cancelled }
-            let (updates, sink) = AsyncStream<ScanProgress>.makeStream(bufferingPolicy: .bufferingNewest(16))
-            let follower = Task { [weak self] in
-                for await update in updates { self?.apply(update) }
-            }
-            defer { follower.cancel() }
             let task = Task { @MainActor in
-                defer { sink.finish() }
-                return try await camera.measure(duration: options.duration) { sink.yield($0) }
+                try await camera.measure(duration: options.duration) { sink.yield($0) }
             }
             measurement = task
             let result = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            sink.finish()
             await follower.value
             setStatus(isMonitoring ? .running : .idle)
             return result
         } catch {
+            sink.finish()
+            await follower.value
             let failure = (error as? CircadifyError) ?? .unknown("\(error)")
             if failure == .cancelled {
                 setStatus(isMonitoring ? .running : .idle)
