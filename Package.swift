@@ -3,9 +3,10 @@
 // CCore is the realtime C core (capture, kernels, ring); Circadify is the Swift SDK on top.
 import PackageDescription
 
+// No unsafeFlags anywhere: a package that depends on this one by version refuses them.
+// The C warnings (-Wall -Wextra) are CI's business: Tools/run-tests.sh passes them with -Xcc.
 let cCoreSettings: [CSetting] = [
     .define("_GNU_SOURCE"),
-    .unsafeFlags(["-Wall", "-Wextra", "-Wno-unused-parameter"]),
 ]
 
 let package = Package(
@@ -16,9 +17,12 @@ let package = Package(
         .executable(name: "circadify", targets: ["circadify"]),
         .executable(name: "circadify-groundtruth", targets: ["circadify-groundtruth"]),
         .executable(name: "circadify-accuracy", targets: ["circadify-accuracy"]),
+        .executable(name: "circadify-examples", targets: ["circadify-examples"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // `swift package generate-documentation` / `preview-documentation` for the DocC catalog.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         .target(
@@ -28,7 +32,7 @@ let package = Package(
             publicHeadersPath: "include",
             cSettings: cCoreSettings,
             linkerSettings: [
-                .linkedLibrary("turbojpeg"), .linkedLibrary("fftw3f"), .linkedLibrary("m"), .linkedLibrary("pthread"),
+                .linkedLibrary("turbojpeg"), .linkedLibrary("fftw3f"), .linkedLibrary("v4lconvert"), .linkedLibrary("m"), .linkedLibrary("pthread"),
             ]
         ),
         .target(
@@ -40,6 +44,12 @@ let package = Package(
             name: "circadify",
             dependencies: ["Circadify", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/circadify"
+        ),
+        // The seeds' flows (permission, scan with guidance, retry, cancel, headless) as a program.
+        .executableTarget(
+            name: "circadify-examples",
+            dependencies: ["Circadify"],
+            path: "Tools/examples/seed-flows"
         ),
         // Raw V4L2 access to vivid and its output->capture loopback, for the two below.
         .target(
@@ -61,6 +71,12 @@ let package = Package(
             dependencies: ["CCore", "VividKit"],
             path: "Tests/Integration/vivid-feeder",
             cSettings: cCoreSettings
+        ),
+        // The public SDK on vivid in the guest: measureVitals, cancel(), a disconnect (run-sdk-check.sh).
+        .executableTarget(
+            name: "circadify-sdk-check",
+            dependencies: ["Circadify", "VividKit"],
+            path: "Tests/Integration/sdk-check"
         ),
         // Per-frame cost and allocation benchmark of the C core (Tools/bench).
         .executableTarget(
@@ -84,13 +100,13 @@ let package = Package(
             cSettings: cCoreSettings
         ),
         // Ground-truth face videos (Tools/groundtruth): the generator library and its CLI.
-        // -O2 even in debug builds so the tests render their clips quickly.
+        // Unoptimised it renders the tests' clips 4x slower: Tools/run-tests.sh adds -Xcc -O2.
         .target(
             name: "GroundTruth",
             dependencies: ["CCore"],
             path: "Tools/groundtruth/GroundTruth",
             publicHeadersPath: "include",
-            cSettings: cCoreSettings + [.unsafeFlags(["-O2"])]
+            cSettings: cCoreSettings
         ),
         .executableTarget(
             name: "circadify-groundtruth",

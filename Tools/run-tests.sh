@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# All tests: installs what they need, runs the unit tests (swift test), the same
-# tests again under AddressSanitizer (the C code also under UBSan), each fuzz target
-# for a minute, the kernel-driver suite (the vivid V4L2 driver inside a QEMU guest),
-# the loopback scan (a ground-truth clip through vivid into `circadify scan`) and the
-# camera's error paths through the same command, and closes with one line counting
-# them all.
+# All tests: installs what they need, then runs every suite below in order and closes
+# with one line counting them all. Each suite is a command that prints its own
+# `N passed, N failed` closing line (the unit tests are counted from swift test's output).
+# The suites: unit tests, the same tests under AddressSanitizer (the C code also under
+# UBSan), each fuzz target for a minute, the C core's exported symbols, a client package
+# that depends on this one by version (Tests/Consumer), the DocC build, the seeds' flows on
+# a replay camera, then, inside a QEMU guest with the vivid V4L2 driver, the core's
+# kernel-driver suite, the SDK's measurement, a loopback scan and the camera's error paths.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,64 +14,89 @@ Tools/setup.sh || exit 1
 log="$(mktemp -d)"
 trap 'rm -rf "$log"' EXIT
 
-echo "== unit tests (swift test)"
-swift test 2>&1 | tee "$log/unit.txt" | grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after" 
-unit_rc=${PIPESTATUS[0]}
-unit_passed=$(grep -cE "^✔ Test .*\) passed" "$log/unit.txt")
-unit_failed=$(grep -cE "^✘ Test .*\) failed" "$log/unit.txt")
-if [ "$unit_rc" -ne 0 ] && [ "$unit_failed" -eq 0 ]; then unit_failed=1; fi  # a build failure counts
+names=() passed=() failed=()
+status=0
+
+# The package carries no unsafeFlags (a client that depends on it by version would refuse
+# them), so CI adds its own C flags here: the warnings, as errors, and -O2, without which the
+# ground-truth generator renders the tests' clips about four times slower. Debug builds of
+# the other suites use the same flags, so nothing is compiled twice.
+c_flags=(-Xcc -O2 -Xcc -Wall -Xcc -Wextra -Xcc -Wno-unused-parameter -Xcc -Werror=all -Xcc -Werror=extra)
+export CIRCADIFY_SWIFT_FLAGS="${c_flags[*]}"
+
+# Counts a suite's `N passed, N failed` closing line; a run that fails without a failing
+# test (a build error, a guest that did not finish) counts as one failure.
+count_suite() { # output-file exit-code -> "passed failed"
+    local p f
+    read -r p f < <(sed -nE 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2 \3/p' "$1" | tail -1)
+    p=${p:-0}
+    f=${f:-0}
+    if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+    echo "$p $f"
+}
+
+suite() { # name title command...
+    local name=$1 title=$2
+    shift 2
+    echo "== $title"
+    "$@" 2>&1 | tee "$log/$name.txt"
+    local rc=${PIPESTATUS[0]} p f
+    read -r p f < <(count_suite "$log/$name.txt" "$rc")
+    names+=("$name") passed+=("$p") failed+=("$f")
+    [ "$rc" -eq 0 ] || status=1
+}
+
+unit_tests() { # swift test, counted by its per-test lines
+    swift test "${c_flags[@]}" 2>&1 | tee "$log/unit.raw" | grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
+    local rc=${PIPESTATUS[0]}
+    echo "unit: $(grep -cE "^✔ Test .*\) passed" "$log/unit.raw") passed," \
+        "$(grep -cE "^✘ Test .*\) failed" "$log/unit.raw") failed"
+    return "$rc"
+}
 
 # The unit tests again, built into .build-asan with AddressSanitizer on every target and
 # UndefinedBehaviorSanitizer on the C ones (through clang; Swift has no UBSan on Linux).
 # The CLI tests run the sanitized `circadify` beside the test runner. Any report aborts the
 # process, so it fails its test. Leak checks are off here (the Swift runtime keeps its
 # metadata for good); the fuzzers check the C core for leaks.
-echo "== unit tests under AddressSanitizer + UBSan (.build-asan)"
-sanitized=(--sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize=function --scratch-path .build-asan)
-{ swift build --build-tests "${sanitized[@]}" 2>&1 | grep -E "error|warning: unre" ; \
-  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  swift test --skip-build "${sanitized[@]}" 2>&1; } | tee "$log/asan.txt" | grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
-asan_passed=$(grep -cE "^✔ Test .*\) passed" "$log/asan.txt")
-asan_failed=$(grep -cE "^✘ Test .*\) failed" "$log/asan.txt")
-if ! grep -qE "^✔ Test run with [0-9]+ tests? .*passed" "$log/asan.txt" && [ "$asan_failed" -eq 0 ]; then
-    asan_failed=1 # a build failure or a sanitizer abort counts
-fi
-
-# Counts a suite's `N passed, N failed` closing line; a run that fails without a failing
-# test (a guest that did not finish, say) counts as one failure.
-count_suite() { # output-file exit-code -> "passed failed"
+sanitized_tests() {
+    local sanitized=(--sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize=function
+        --scratch-path .build-asan "${c_flags[@]}")
+    { swift build --build-tests "${sanitized[@]}" 2>&1 | grep -E "error|warning: unre"
+      ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+          swift test --skip-build "${sanitized[@]}" 2>&1; } | tee "$log/asan.raw" |
+        grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
     local passed failed
-    read -r passed failed < <(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$1" | tail -1)
-    passed=${passed:-0}
-    failed=${failed:-0}
-    if [ "$2" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
-    echo "$passed $failed"
+    passed=$(grep -cE "^✔ Test .*\) passed" "$log/asan.raw")
+    failed=$(grep -cE "^✘ Test .*\) failed" "$log/asan.raw")
+    if ! grep -qE "^✔ Test run with [0-9]+ tests? .*passed" "$log/asan.raw" && [ "$failed" -eq 0 ]; then
+        failed=1 # a build failure or a sanitizer abort counts
+    fi
+    echo "sanitized: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
 }
 
-echo "== fuzzing (libFuzzer, ASan + UBSan; each target 60 s from the committed seeds)"
-FUZZ_SKIP_SETUP=1 Tests/Fuzz/run-fuzz.sh 60 2>&1 | tee "$log/fuzz.txt"
-fuzz_rc=${PIPESTATUS[0]}
-read -r fuzz_passed fuzz_failed < <(count_suite "$log/fuzz.txt" "$fuzz_rc")
+suite unit "unit tests (swift test)" unit_tests
+suite sanitized "unit tests under AddressSanitizer + UBSan (.build-asan)" sanitized_tests
+suite fuzz "fuzzing (libFuzzer, ASan + UBSan; each target 60 s from the committed seeds)" \
+    env FUZZ_SKIP_SETUP=1 Tests/Fuzz/run-fuzz.sh 60
+suite symbols "C library symbols (libCCore.a exports only ccore_ names)" Tools/check-symbols.sh
+suite consumer "consumer (a client package builds and runs against a tagged copy, by version)" \
+    Tests/Consumer/run-consumer.sh
+suite docs "documentation (DocC catalog builds with no warnings)" Tools/build-docs.sh
+suite examples "the seeds' flows (circadify-examples on a replay camera)" Tools/examples/run-examples.sh
+suite vivid "kernel-driver suite (vivid in a QEMU guest)" Tests/Integration/run-vivid-suite.sh
+suite sdk "the SDK on vivid (measureVitals, cancel, disconnect in the guest)" Tests/Integration/run-sdk-check.sh
+suite scan "loopback scan (a ground-truth clip through vivid into circadify scan)" Tests/Integration/run-scan-loopback.sh
+suite errors "camera error paths (circadify scan --device against vivid in the guest)" \
+    Tests/Integration/run-scan-errors.sh
 
-echo "== kernel-driver suite (vivid in a QEMU guest)"
-Tests/Integration/run-vivid-suite.sh 2>&1 | tee "$log/vivid.txt"
-vivid_rc=${PIPESTATUS[0]}
-read -r vivid_passed vivid_failed < <(count_suite "$log/vivid.txt" "$vivid_rc")
-
-echo "== loopback scan (a ground-truth clip through vivid into circadify scan)"
-Tests/Integration/run-scan-loopback.sh 2>&1 | tee "$log/scan.txt"
-scan_rc=${PIPESTATUS[0]}
-read -r scan_passed scan_failed < <(count_suite "$log/scan.txt" "$scan_rc")
-
-echo "== camera error paths (circadify scan --device against vivid in the guest)"
-Tests/Integration/run-scan-errors.sh 2>&1 | tee "$log/errors.txt"
-errors_rc=${PIPESTATUS[0]}
-read -r errors_passed errors_failed < <(count_suite "$log/errors.txt" "$errors_rc")
-
-echo "unit: $unit_passed passed, $unit_failed failed; sanitized: $asan_passed passed, $asan_failed failed;" \
-    "fuzz: $fuzz_passed passed, $fuzz_failed failed; vivid: $vivid_passed passed, $vivid_failed failed;" \
-    "scan: $scan_passed passed, $scan_failed failed; camera errors: $errors_passed passed, $errors_failed failed"
-echo "total: $((unit_passed + asan_passed + fuzz_passed + vivid_passed + scan_passed + errors_passed)) passed," \
-    "$((unit_failed + asan_failed + fuzz_failed + vivid_failed + scan_failed + errors_failed)) failed"
-[ "$unit_rc" -eq 0 ] && [ "$asan_failed" -eq 0 ] && [ "$fuzz_rc" -eq 0 ] && [ "$vivid_rc" -eq 0 ] && \
-    [ "$scan_rc" -eq 0 ] && [ "$errors_rc" -eq 0 ]
+summary="" total_passed=0 total_failed=0
+for i in "${!names[@]}"; do
+    summary+="${summary:+; }${names[$i]}: ${passed[$i]} passed, ${failed[$i]} failed"
+    total_passed=$((total_passed + passed[i]))
+    total_failed=$((total_failed + failed[i]))
+done
+echo "$summary"
+echo "total: $total_passed passed, $total_failed failed"
+exit "$status"

@@ -71,9 +71,9 @@ int ccore_face_detector_create(const ccore_cascade *cascade, uint32_t max_width,
         return -ENOMEM;
     }
     if (cascade->type == CCORE_CASCADE_LBP)
-        cascade_lbp_grids(cascade, d->level.stride, d->lbp);
+        ccore_cascade_lbp_grids(cascade, d->level.stride, d->lbp);
     else
-        cascade_haar_corners(cascade, d->level.stride, &d->haar);
+        ccore_cascade_haar_corners(cascade, d->level.stride, &d->haar);
     *out = d;
     return 0;
 }
@@ -104,29 +104,28 @@ static void record_hit(ccore_face_detector *d, uint32_t x, uint32_t y, double fa
     d->hits[(*hit_count)++] = (ccore_face){(int32_t)lrint(x * factor), (int32_t)lrint(y * factor), face_w, face_h, 1};
 }
 
-/* Slides the window over one level; hits are recorded in input pixels. */
-static void scan_level(ccore_face_detector *d, uint32_t level_width, uint32_t level_height, double factor,
-                       uint32_t *hit_count) {
+/* Slides the window over the built part of one level; hits are recorded in input pixels. */
+static void scan_level(ccore_face_detector *d, cascade_level_part part, double factor, uint32_t *hit_count) {
     const ccore_cascade *cc = d->cascade;
     /* Levels shrunk at most 2x (the smaller faces) are scanned at every
      * other position: a face fires over a few neighbouring positions anyway.
      * Past a 2x shrink one level pixel spans several input pixels, so every
      * position counts. */
     uint32_t step = factor > 2.0 ? 1 : 2;
-    uint32_t span_x = level_width - cc->window_width, span_y = level_height - cc->window_height;
+    uint32_t span_x = part.width - cc->window_width, span_y = part.height - cc->window_height;
     uint32_t positions = (span_x + step - 1) / step;
     int32_t face_w = (int32_t)lrint(cc->window_width * factor), face_h = (int32_t)lrint(cc->window_height * factor);
     for (uint32_t y = 0; y < span_y; y += step) {
         const uint32_t *row = d->level.integral + (size_t)y * d->level.stride;
         if (cc->type == CCORE_CASCADE_LBP) {
-            size_t alive = cascade_lbp_row(cc, d->lbp, row, positions, step, &d->row);
+            size_t alive = ccore_cascade_lbp_row(cc, d->lbp, row, positions, step, &d->row);
             for (size_t j = 0; j < alive; j++)
-                record_hit(d, d->row.alive[j] * step, y, factor, face_w, face_h, hit_count);
+                record_hit(d, part.x0 + d->row.alive[j] * step, part.y0 + y, factor, face_w, face_h, hit_count);
         } else {
             const uint64_t *sq_row = d->level.squares + (size_t)y * d->level.stride;
             for (uint32_t x = 0; x < span_x; x += step)
-                if (cascade_haar_window(cc, &d->haar, row + x, sq_row + x))
-                    record_hit(d, x, y, factor, face_w, face_h, hit_count);
+                if (ccore_cascade_haar_window(cc, &d->haar, row + x, sq_row + x))
+                    record_hit(d, part.x0 + x, part.y0 + y, factor, face_w, face_h, hit_count);
         }
     }
 }
@@ -153,6 +152,14 @@ int ccore_face_detector_detect(ccore_face_detector *d, const uint8_t *luma, uint
         return invalid(d, -EINVAL, "scale factor must be above 1 and at most 4");
     if (params->max_face_size && params->min_face_size > params->max_face_size)
         return invalid(d, -EINVAL, "minimum face size above the maximum");
+    uint32_t rx0 = 0, ry0 = 0, rx1 = width, ry1 = height; /* the search area, input pixels */
+    if (params->roi_width || params->roi_height) {
+        if (!params->roi_width || !params->roi_height || params->roi_x >= width || params->roi_y >= height ||
+            params->roi_width > width - params->roi_x || params->roi_height > height - params->roi_y)
+            return invalid(d, -EINVAL, "the search area is empty or reaches outside the image");
+        rx0 = params->roi_x, ry0 = params->roi_y;
+        rx1 = rx0 + params->roi_width, ry1 = ry0 + params->roi_height;
+    }
     const ccore_cascade *cc = d->cascade;
     uint32_t hits = 0;
     for (double factor = 1.0;; factor *= params->scale_factor) {
@@ -161,10 +168,22 @@ int ccore_face_detector_detect(ccore_face_detector *d, const uint8_t *luma, uint
         if (level_w <= (long)cc->window_width || level_h <= (long)cc->window_height) break;
         if (params->max_face_size && (face_w > params->max_face_size || face_h > params->max_face_size)) break;
         if (face_w < params->min_face_size || face_h < params->min_face_size) continue;
-        cascade_build_level(luma, width, height, stride, (uint32_t)level_w, (uint32_t)level_h, &d->level);
-        scan_level(d, (uint32_t)level_w, (uint32_t)level_h, factor, &hits);
+        /* The search area on this level, on the whole level's grid (and its
+         * every-other-position lattice), so a window finds exactly what a
+         * whole-image search finds there. */
+        uint32_t step = factor > 2.0 ? 1 : 2;
+        cascade_level_part part = {(uint32_t)floor(rx0 / factor) / step * step,
+                                   (uint32_t)floor(ry0 / factor) / step * step, 0, 0};
+        uint32_t px1 = (uint32_t)ceil(rx1 / factor), py1 = (uint32_t)ceil(ry1 / factor);
+        if (px1 > (uint32_t)level_w) px1 = (uint32_t)level_w;
+        if (py1 > (uint32_t)level_h) py1 = (uint32_t)level_h;
+        if (px1 <= part.x0 + cc->window_width || py1 <= part.y0 + cc->window_height) continue;
+        part.width = px1 - part.x0;
+        part.height = py1 - part.y0;
+        ccore_cascade_build_level(luma, width, height, stride, (uint32_t)level_w, (uint32_t)level_h, part, &d->level);
+        scan_level(d, part, factor, &hits);
     }
-    *count = cascade_group(d->hits, hits, params->min_neighbours, GROUP_EPS, d->parent, d->clusters, out, max_out);
+    *count = ccore_cascade_group(d->hits, hits, params->min_neighbours, GROUP_EPS, d->parent, d->clusters, out, max_out);
     d->message[0] = '\0';
     return 0;
 }

@@ -41,7 +41,7 @@ static void insert_largest_first(ccore_face *out, uint32_t *n, uint32_t max_out,
     if (i < max_out) out[i] = face;
 }
 
-uint32_t cascade_group(const ccore_face *hits, uint32_t n, uint32_t min_neighbours, double eps, int32_t *parent,
+uint32_t ccore_cascade_group(const ccore_face *hits, uint32_t n, uint32_t min_neighbours, double eps, int32_t *parent,
                        cascade_cluster *sums, ccore_face *out, uint32_t max_out) {
     uint32_t written = 0;
     if (min_neighbours == 0) {

@@ -13,7 +13,7 @@ static const double MIN_STDDEV = 10.0;
 
 static int32_t offset(uint32_t stride, int32_t x, int32_t y) { return y * (int32_t)stride + x; }
 
-void cascade_haar_corners(const ccore_cascade *cc, uint32_t stride, cascade_haar_offsets *out) {
+void ccore_cascade_haar_corners(const ccore_cascade *cc, uint32_t stride, cascade_haar_offsets *out) {
     for (uint32_t f = 0; f < cc->feature_count; f++) {
         const cascade_haar_feature *hf = &cc->haar[f];
         int32_t *c = out->corners + (size_t)f * CASCADE_HAAR_CORNERS;
@@ -32,7 +32,7 @@ void cascade_haar_corners(const ccore_cascade *cc, uint32_t stride, cascade_haar
     out->inset[3] = offset(stride, w - 1, h - 1);
 }
 
-int cascade_haar_window(const ccore_cascade *cc, const cascade_haar_offsets *o, const uint32_t *p, const uint64_t *sq) {
+int ccore_cascade_haar_window(const ccore_cascade *cc, const cascade_haar_offsets *o, const uint32_t *p, const uint64_t *sq) {
     const int32_t *n = o->inset;
     double area = (double)(cc->window_width - 2) * (cc->window_height - 2);
     double sum = (double)(uint32_t)(p[n[0]] - p[n[1]] - p[n[2]] + p[n[3]]);

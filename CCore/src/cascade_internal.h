@@ -62,7 +62,7 @@ typedef struct {
     int32_t label;
 } cascade_cluster;
 
-uint32_t cascade_group(const ccore_face *hits, uint32_t n, uint32_t min_neighbours, double eps, int32_t *parent,
+uint32_t ccore_cascade_group(const ccore_face *hits, uint32_t n, uint32_t min_neighbours, double eps, int32_t *parent,
                        cascade_cluster *sums, ccore_face *out, uint32_t max_out);
 
 /* One pyramid level (cascade_pyramid.c): shrinks the luma plane to
@@ -78,8 +78,17 @@ typedef struct {
     int32_t *x_source, *x_weight;
 } cascade_level_buffers;
 
-void cascade_build_level(const uint8_t *luma, uint32_t width, uint32_t height, uint32_t luma_stride,
-                         uint32_t level_width, uint32_t level_height, const cascade_level_buffers *buffers);
+/* The pyramid level of a width x height image shrunk to level_width x
+ * level_height, built for its columns x0 ..< x0 + part_width and rows
+ * y0 ..< y0 + part_height only: the integral image then covers that part,
+ * sampled on the same grid as the whole level. */
+typedef struct {
+    uint32_t x0, y0, width, height;
+} cascade_level_part;
+
+void ccore_cascade_build_level(const uint8_t *luma, uint32_t width, uint32_t height, uint32_t luma_stride,
+                         uint32_t level_width, uint32_t level_height, cascade_level_part part,
+                         const cascade_level_buffers *buffers);
 
 /* LBP evaluation (cascade_lbp.c). A feature's 3x3 grid in integral-image
  * terms for a given row stride: offset of its top-left corner, cell width,
@@ -95,12 +104,12 @@ typedef struct {
     uint32_t *alive; /* window positions that passed every stage so far */
 } cascade_row_scratch;
 
-void cascade_lbp_grids(const ccore_cascade *cc, uint32_t stride, cascade_lbp_grid *grids);
+void ccore_cascade_lbp_grids(const ccore_cascade *cc, uint32_t stride, cascade_lbp_grid *grids);
 
 /* Runs the whole cascade on `positions` windows of one level row whose
  * origins are `step` apart, the first at `row`. Returns how many windows
  * every stage accepted; their position indices are in scratch->alive. */
-size_t cascade_lbp_row(const ccore_cascade *cc, const cascade_lbp_grid *grids, const uint32_t *row, size_t positions,
+size_t ccore_cascade_lbp_row(const ccore_cascade *cc, const cascade_lbp_grid *grids, const uint32_t *row, size_t positions,
                        size_t step, const cascade_row_scratch *scratch);
 
 /* Haar evaluation (cascade_haar.c): corner offsets of each feature's
@@ -112,10 +121,10 @@ typedef struct {
     int32_t inset[4];
 } cascade_haar_offsets;
 
-void cascade_haar_corners(const ccore_cascade *cc, uint32_t stride, cascade_haar_offsets *out);
+void ccore_cascade_haar_corners(const ccore_cascade *cc, uint32_t stride, cascade_haar_offsets *out);
 
 /* Whether every stage accepts the window whose integral / integral of
  * squares start at p / sq. */
-int cascade_haar_window(const ccore_cascade *cc, const cascade_haar_offsets *o, const uint32_t *p, const uint64_t *sq);
+int ccore_cascade_haar_window(const ccore_cascade *cc, const cascade_haar_offsets *o, const uint32_t *p, const uint64_t *sq);
 
 #endif

@@ -9,7 +9,7 @@
 
 #include "cascade_internal.h"
 
-void cascade_lbp_grids(const ccore_cascade *cc, uint32_t stride, cascade_lbp_grid *grids) {
+void ccore_cascade_lbp_grids(const ccore_cascade *cc, uint32_t stride, cascade_lbp_grid *grids) {
     for (uint32_t f = 0; f < cc->feature_count; f++) {
         const cascade_lbp_feature *lf = &cc->lbp[f];
         grids[f] = (cascade_lbp_grid){lf->y * (int32_t)stride + lf->x, lf->w, lf->h * (int32_t)stride};
@@ -127,7 +127,7 @@ static inline size_t lbp_stage_survivors(const ccore_cascade *cc, const cascade_
     return kept;
 }
 
-size_t cascade_lbp_row(const ccore_cascade *cc, const cascade_lbp_grid *grids, const uint32_t *row, size_t positions,
+size_t ccore_cascade_lbp_row(const ccore_cascade *cc, const cascade_lbp_grid *grids, const uint32_t *row, size_t positions,
                        size_t step, const cascade_row_scratch *scratch) {
     uint32_t *restrict alive = scratch->alive;
     float *restrict sums = scratch->sums;

@@ -94,15 +94,15 @@ static uint32_t count_children(const loader *ld, int32_t parent) {
 /* <cascade>'s header: kind of stages and features, window, tree depth. */
 static int read_header(loader *ld, int32_t cascade, ccore_cascade *cc) {
     char type_id[64];
-    if (xml_attribute(node_at(ld, cascade), "type_id", type_id, sizeof type_id) == 0 &&
+    if (ccore_xml_attribute(node_at(ld, cascade), "type_id", type_id, sizeof type_id) == 0 &&
         strcmp(type_id, "opencv-cascade-classifier") != 0)
         return fail(ld, CCORE_E_UNSUPPORTED, "<cascade> has type_id \"%s\", expected opencv-cascade-classifier",
                     type_id);
-    int32_t stage_type = xml_child(&ld->doc, cascade, "stageType");
+    int32_t stage_type = ccore_xml_child(&ld->doc, cascade, "stageType");
     if (stage_type < 0) return fail(ld, CCORE_E_CORRUPT, "<cascade> has no <stageType>");
     if (!text_is(node_at(ld, stage_type), "BOOST"))
         return fail(ld, CCORE_E_UNSUPPORTED, "stage type is not BOOST");
-    int32_t feature_type = xml_child(&ld->doc, cascade, "featureType");
+    int32_t feature_type = ccore_xml_child(&ld->doc, cascade, "featureType");
     if (feature_type < 0) return fail(ld, CCORE_E_CORRUPT, "<cascade> has no <featureType>");
     if (text_is(node_at(ld, feature_type), "LBP"))
         cc->type = CCORE_CASCADE_LBP;
@@ -111,20 +111,20 @@ static int read_header(loader *ld, int32_t cascade, ccore_cascade *cc) {
     else
         return fail(ld, CCORE_E_UNSUPPORTED, "feature type is neither LBP nor HAAR (HOG is not supported)");
     int32_t w, h;
-    int rc = integer(ld, xml_child(&ld->doc, cascade, "width"), "width", 1, MAX_WINDOW, &w);
-    if (!rc) rc = integer(ld, xml_child(&ld->doc, cascade, "height"), "height", 1, MAX_WINDOW, &h);
+    int rc = integer(ld, ccore_xml_child(&ld->doc, cascade, "width"), "width", 1, MAX_WINDOW, &w);
+    if (!rc) rc = integer(ld, ccore_xml_child(&ld->doc, cascade, "height"), "height", 1, MAX_WINDOW, &h);
     if (rc) return rc;
     if (w < 3 || h < 3) return fail(ld, CCORE_E_CORRUPT, "window %dx%d is too small", w, h);
     cc->window_width = (uint32_t)w;
     cc->window_height = (uint32_t)h;
-    int32_t depth_node = xml_child(&ld->doc, xml_child(&ld->doc, cascade, "stageParams"), "maxDepth");
+    int32_t depth_node = ccore_xml_child(&ld->doc, ccore_xml_child(&ld->doc, cascade, "stageParams"), "maxDepth");
     int32_t depth = 1;
     if (depth_node >= 0 && (rc = integer(ld, depth_node, "maxDepth", 0, 64, &depth))) return rc;
     if (depth != 1)
         return fail(ld, CCORE_E_UNSUPPORTED, "weak classifiers of depth %d (only stumps are supported)", depth);
     if (cc->type == CCORE_CASCADE_LBP) {
         int32_t cats;
-        int32_t node = xml_child(&ld->doc, xml_child(&ld->doc, cascade, "featureParams"), "maxCatCount");
+        int32_t node = ccore_xml_child(&ld->doc, ccore_xml_child(&ld->doc, cascade, "featureParams"), "maxCatCount");
         if ((rc = integer(ld, node, "maxCatCount", 0, 1 << 20, &cats))) return rc;
         if (cats != 256) return fail(ld, CCORE_E_UNSUPPORTED, "LBP cascade with %d categories (expected 256)", cats);
     }
@@ -137,7 +137,7 @@ static int read_stump(loader *ld, int32_t weak, const ccore_cascade *cc, cascade
     uint32_t expected = cc->type == CCORE_CASCADE_LBP ? 11 : 4;
     double v[MAX_NUMBERS];
     uint32_t found;
-    int32_t nodes = xml_child(&ld->doc, weak, "internalNodes");
+    int32_t nodes = ccore_xml_child(&ld->doc, weak, "internalNodes");
     int rc = numbers(ld, nodes, "internalNodes", v, 0, &found);
     if (rc) return rc;
     uint32_t line = node_at(ld, nodes)->line;
@@ -160,24 +160,24 @@ static int read_stump(loader *ld, int32_t weak, const ccore_cascade *cc, cascade
         st->threshold = (float)v[3];
     }
     double leaves[2];
-    if ((rc = numbers(ld, xml_child(&ld->doc, weak, "leafValues"), "leafValues", leaves, 2, NULL))) return rc;
+    if ((rc = numbers(ld, ccore_xml_child(&ld->doc, weak, "leafValues"), "leafValues", leaves, 2, NULL))) return rc;
     st->leaf[0] = (float)leaves[0];
     st->leaf[1] = (float)leaves[1];
     return 0;
 }
 
 static int read_stages(loader *ld, int32_t cascade, ccore_cascade *cc) {
-    int32_t stages = xml_child(&ld->doc, cascade, "stages");
+    int32_t stages = ccore_xml_child(&ld->doc, cascade, "stages");
     if (stages < 0) return fail(ld, CCORE_E_CORRUPT, "<cascade> has no <stages>");
     int32_t declared;
-    int rc = integer(ld, xml_child(&ld->doc, cascade, "stageNum"), "stageNum", 1, 10000, &declared);
+    int rc = integer(ld, ccore_xml_child(&ld->doc, cascade, "stageNum"), "stageNum", 1, 10000, &declared);
     if (rc) return rc;
     if (count_children(ld, stages) != (uint32_t)declared)
         return fail(ld, CCORE_E_CORRUPT, "<stageNum> says %d stages but <stages> holds %u", declared,
                     count_children(ld, stages));
     uint32_t total = 0;
     for (int32_t s = node_at(ld, stages)->first_child; s >= 0; s = node_at(ld, s)->next_sibling) {
-        int32_t weak = xml_child(&ld->doc, s, "weakClassifiers");
+        int32_t weak = ccore_xml_child(&ld->doc, s, "weakClassifiers");
         if (weak < 0)
             return fail(ld, CCORE_E_CORRUPT, "line %u: stage without <weakClassifiers>", node_at(ld, s)->line);
         total += count_children(ld, weak);
@@ -189,14 +189,14 @@ static int read_stages(loader *ld, int32_t cascade, ccore_cascade *cc) {
     uint32_t si = 0;
     for (int32_t s = node_at(ld, stages)->first_child; s >= 0; s = node_at(ld, s)->next_sibling, si++) {
         cascade_stage *stage = &cc->stages[si];
-        int32_t weak = xml_child(&ld->doc, s, "weakClassifiers");
+        int32_t weak = ccore_xml_child(&ld->doc, s, "weakClassifiers");
         int32_t max_weak;
-        if ((rc = integer(ld, xml_child(&ld->doc, s, "maxWeakCount"), "maxWeakCount", 1, 100000, &max_weak))) return rc;
+        if ((rc = integer(ld, ccore_xml_child(&ld->doc, s, "maxWeakCount"), "maxWeakCount", 1, 100000, &max_weak))) return rc;
         if (count_children(ld, weak) != (uint32_t)max_weak)
             return fail(ld, CCORE_E_CORRUPT, "line %u: <maxWeakCount> says %d but the stage holds %u",
                         node_at(ld, s)->line, max_weak, count_children(ld, weak));
         double threshold;
-        if ((rc = numbers(ld, xml_child(&ld->doc, s, "stageThreshold"), "stageThreshold", &threshold, 1, NULL)))
+        if ((rc = numbers(ld, ccore_xml_child(&ld->doc, s, "stageThreshold"), "stageThreshold", &threshold, 1, NULL)))
             return rc;
         stage->threshold = (float)threshold;
         stage->first_stump = cc->stump_count;
@@ -218,7 +218,7 @@ static int inside_window(loader *ld, const ccore_cascade *cc, uint32_t line, dou
 
 static int read_lbp_feature(loader *ld, int32_t f, const ccore_cascade *cc, cascade_lbp_feature *out) {
     double v[4];
-    int32_t rect = xml_child(&ld->doc, f, "rect");
+    int32_t rect = ccore_xml_child(&ld->doc, f, "rect");
     int rc = numbers(ld, rect, "rect", v, 4, NULL);
     if (rc) return rc;
     /* The rectangle is one cell of the 3x3 grid: the grid must fit. */
@@ -228,11 +228,11 @@ static int read_lbp_feature(loader *ld, int32_t f, const ccore_cascade *cc, casc
 }
 
 static int read_haar_feature(loader *ld, int32_t f, const ccore_cascade *cc, cascade_haar_feature *out) {
-    int32_t tilted = xml_child(&ld->doc, f, "tilted");
+    int32_t tilted = ccore_xml_child(&ld->doc, f, "tilted");
     if (tilted >= 0 && !text_is(node_at(ld, tilted), "0"))
         return fail(ld, CCORE_E_UNSUPPORTED, "line %u: tilted Haar features are not supported",
                     node_at(ld, tilted)->line);
-    int32_t rects = xml_child(&ld->doc, f, "rects");
+    int32_t rects = ccore_xml_child(&ld->doc, f, "rects");
     if (rects < 0) return fail(ld, CCORE_E_CORRUPT, "line %u: Haar feature without <rects>", node_at(ld, f)->line);
     uint32_t n = count_children(ld, rects);
     if (n < 1 || n > 3)
@@ -251,7 +251,7 @@ static int read_haar_feature(loader *ld, int32_t f, const ccore_cascade *cc, cas
 }
 
 static int read_features(loader *ld, int32_t cascade, ccore_cascade *cc) {
-    int32_t features = xml_child(&ld->doc, cascade, "features");
+    int32_t features = ccore_xml_child(&ld->doc, cascade, "features");
     if (features < 0) return fail(ld, CCORE_E_CORRUPT, "<cascade> has no <features>");
     uint32_t n = count_children(ld, features);
     if (n == 0) return fail(ld, CCORE_E_CORRUPT, "<features> is empty");
@@ -275,14 +275,14 @@ static int read_features(loader *ld, int32_t cascade, ccore_cascade *cc) {
 
 static int read_cascade(loader *ld, ccore_cascade *cc) {
     const xml_node *root = node_at(ld, 0);
-    if (!xml_is(root, "opencv_storage"))
+    if (!ccore_xml_is(root, "opencv_storage"))
         return fail(ld, CCORE_E_CORRUPT, "root element is <%.*s>, expected <opencv_storage>", (int)root->name_len,
                     root->name);
-    int32_t cascade = xml_child(&ld->doc, 0, "cascade");
+    int32_t cascade = ccore_xml_child(&ld->doc, 0, "cascade");
     if (cascade < 0) {
         char type_id[64];
         int32_t first = root->first_child;
-        if (first >= 0 && xml_attribute(node_at(ld, first), "type_id", type_id, sizeof type_id) == 0 &&
+        if (first >= 0 && ccore_xml_attribute(node_at(ld, first), "type_id", type_id, sizeof type_id) == 0 &&
             strcmp(type_id, "opencv-haar-classifier") == 0)
             return fail(ld, CCORE_E_UNSUPPORTED, "pre-2.4 Haar cascade format (convert it or use the <cascade> files)");
         return fail(ld, CCORE_E_CORRUPT, "no <cascade> element under <opencv_storage>");
@@ -347,7 +347,7 @@ int ccore_cascade_load(const char *path, ccore_cascade **out, char *message, uin
     if (!ld.c_locale || !cc) rc = fail(&ld, -ENOMEM, "out of memory");
     if (!rc) {
         char xml_message[200] = "";
-        rc = xml_parse(text, &ld.doc, xml_message, sizeof xml_message);
+        rc = ccore_xml_parse(text, &ld.doc, xml_message, sizeof xml_message);
         if (rc) fail(&ld, rc, "%s: %s", path, xml_message);
     }
     if (!rc) {
@@ -359,7 +359,7 @@ int ccore_cascade_load(const char *path, ccore_cascade **out, char *message, uin
             snprintf(message, message_size, "%s: %s", path, detail);
         }
     }
-    xml_free(&ld.doc);
+    ccore_xml_free(&ld.doc);
     if (ld.c_locale) freelocale(ld.c_locale);
     free(text);
     if (rc) {

@@ -32,12 +32,12 @@ static void source_position(uint32_t dst, double scale, uint32_t src_size, int32
 }
 
 static void shrink_row(const uint8_t *luma, uint32_t height, uint32_t luma_stride,
-                       uint32_t level_width, double scale_y, uint32_t y, const cascade_level_buffers *b) {
+                       uint32_t part_width, double scale_y, uint32_t y, const cascade_level_buffers *b) {
     int32_t sy, wy;
     source_position(y, scale_y, height, &sy, &wy);
     const uint8_t *top = luma + (size_t)sy * luma_stride;
     const uint8_t *bottom = wy ? top + luma_stride : top;
-    for (uint32_t x = 0; x < level_width; x++) {
+    for (uint32_t x = 0; x < part_width; x++) {
         int32_t sx = b->x_source[x], wx = b->x_weight[x];
         int32_t nx = wx ? sx + 1 : sx;
         uint32_t t = (uint32_t)(top[sx] * (WEIGHT_ONE - wx) + top[nx] * wx);
@@ -47,20 +47,23 @@ static void shrink_row(const uint8_t *luma, uint32_t height, uint32_t luma_strid
     }
 }
 
-void cascade_build_level(const uint8_t *luma, uint32_t width, uint32_t height, uint32_t luma_stride,
-                         uint32_t level_width, uint32_t level_height, const cascade_level_buffers *b) {
+void ccore_cascade_build_level(const uint8_t *luma, uint32_t width, uint32_t height, uint32_t luma_stride,
+                         uint32_t level_width, uint32_t level_height, cascade_level_part part,
+                         const cascade_level_buffers *b) {
     const int same_size = level_width == width && level_height == height;
     double scale_x = (double)width / level_width, scale_y = (double)height / level_height;
+    uint32_t part_width = part.width, part_height = part.height;
     if (!same_size)
-        for (uint32_t x = 0; x < level_width; x++) source_position(x, scale_x, width, &b->x_source[x], &b->x_weight[x]);
+        for (uint32_t x = 0; x < part_width; x++)
+            source_position(part.x0 + x, scale_x, width, &b->x_source[x], &b->x_weight[x]);
     /* Row 0 and column 0 of an integral image are zero. */
-    for (uint32_t x = 0; x <= level_width; x++) b->integral[x] = 0;
+    for (uint32_t x = 0; x <= part_width; x++) b->integral[x] = 0;
     if (b->squares)
-        for (uint32_t x = 0; x <= level_width; x++) b->squares[x] = 0;
-    for (uint32_t y = 0; y < level_height; y++) {
-        const uint8_t *row = luma + (size_t)y * luma_stride;
+        for (uint32_t x = 0; x <= part_width; x++) b->squares[x] = 0;
+    for (uint32_t y = 0; y < part_height; y++) {
+        const uint8_t *row = luma + (size_t)(part.y0 + y) * luma_stride + part.x0;
         if (!same_size) {
-            shrink_row(luma, height, luma_stride, level_width, scale_y, y, b);
+            shrink_row(luma, height, luma_stride, part_width, scale_y, part.y0 + y, b);
             row = b->row;
         }
         /* Unsigned wrap-around is fine: any rectangle's sum fits in 32 bits,
@@ -69,7 +72,7 @@ void cascade_build_level(const uint8_t *luma, uint32_t width, uint32_t height, u
         uint32_t *sums = b->integral + (size_t)(y + 1) * b->stride;
         uint32_t run = 0;
         sums[0] = 0;
-        for (uint32_t x = 0; x < level_width; x++) {
+        for (uint32_t x = 0; x < part_width; x++) {
             run += row[x];
             sums[x + 1] = above[x + 1] + run;
         }
@@ -78,7 +81,7 @@ void cascade_build_level(const uint8_t *luma, uint32_t width, uint32_t height, u
             uint64_t *sq = b->squares + (size_t)(y + 1) * b->stride;
             uint64_t sq_run = 0;
             sq[0] = 0;
-            for (uint32_t x = 0; x < level_width; x++) {
+            for (uint32_t x = 0; x < part_width; x++) {
                 sq_run += (uint64_t)row[x] * row[x];
                 sq[x + 1] = sq_above[x + 1] + sq_run;
             }

@@ -13,14 +13,18 @@
 #include <unistd.h>
 
 #include "ccore/error.h"
+#include "v4l2_convert.h"
 #include "v4l2_util.h"
 
 ccore_pixel_format ccore_v4l2_pixel_format(uint32_t fourcc) {
     switch (fourcc) {
     case V4L2_PIX_FMT_YUYV: return CCORE_PIXEL_YUYV;
-    case V4L2_PIX_FMT_NV12: return CCORE_PIXEL_NV12;
-    case V4L2_PIX_FMT_YUV420: return CCORE_PIXEL_YUV420;
-    case V4L2_PIX_FMT_YUV422P: return CCORE_PIXEL_YUV422P;
+    case V4L2_PIX_FMT_NV12:
+    case V4L2_PIX_FMT_NV12M: return CCORE_PIXEL_NV12;
+    case V4L2_PIX_FMT_YUV420:
+    case V4L2_PIX_FMT_YUV420M: return CCORE_PIXEL_YUV420;
+    case V4L2_PIX_FMT_YUV422P:
+    case V4L2_PIX_FMT_YUV422M: return CCORE_PIXEL_YUV422P;
     case V4L2_PIX_FMT_RGB24: return CCORE_PIXEL_RGB24;
     case V4L2_PIX_FMT_GREY: return CCORE_PIXEL_GRAY;
     default: return CCORE_PIXEL_NONE;
@@ -33,7 +37,18 @@ int ccore_v4l2_fourcc_supported(uint32_t fourcc) {
     return ccore_v4l2_pixel_format(fourcc) != CCORE_PIXEL_NONE || ccore_v4l2_is_mjpeg(fourcc);
 }
 
+uint32_t ccore_v4l2_capture_type(uint32_t capabilities) {
+    /* Memory-to-memory nodes (codecs, scalers) only return what is written to them; old
+     * multi-planar ones say so by offering both directions instead of the M2M bit. */
+    if (capabilities & (V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE)) return 0;
+    if ((capabilities & V4L2_CAP_VIDEO_CAPTURE_MPLANE) && (capabilities & V4L2_CAP_VIDEO_OUTPUT_MPLANE)) return 0;
+    if (capabilities & V4L2_CAP_VIDEO_CAPTURE) return V4L2_BUF_TYPE_VIDEO_CAPTURE;
+    if (capabilities & V4L2_CAP_VIDEO_CAPTURE_MPLANE) return V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+    return 0;
+}
+
 void ccore_fourcc_string(uint32_t fourcc, char buf[5]) {
+    if (!buf) return;
     for (int i = 0; i < 4; i++) {
         char c = (char)((fourcc >> (8 * i)) & 0xff);
         buf[i] = isprint((unsigned char)c) ? c : '?';
@@ -50,9 +65,22 @@ static void group_name(gid_t gid, char *out, size_t size) {
         snprintf(out, size, "%u", (unsigned)gid);
 }
 
+/* Group names longer than this are cut in the advice (NSS allows longer, useradd does not). */
+#define GROUP_NAME_SIZE 64
+/* The longest template below without its path and group names is under 300 bytes. */
+_Static_assert(CCORE_ACCESS_REASON_SIZE >= 300 + CCORE_DEVICE_PATH_MAX + 3 * (GROUP_NAME_SIZE - 1),
+               "ccore_access.reason must hold every reason whole");
+
 ccore_access ccore_device_access(const char *path) {
     ccore_access a = {.status = CCORE_ACCESS_AUTHORIZED, .error = 0};
     struct stat st;
+    if (path && strlen(path) > CCORE_DEVICE_PATH_MAX) {
+        a.status = CCORE_ACCESS_NOT_DETERMINED;
+        a.error = ENAMETOOLONG;
+        snprintf(a.reason, sizeof a.reason, "device path of %zu bytes is longer than the %d this check takes",
+                 strlen(path), CCORE_DEVICE_PATH_MAX);
+        return a;
+    }
     if (!path || stat(path, &st) != 0) {
         int err = path ? errno : EINVAL;
         a.error = err;
@@ -75,7 +103,7 @@ ccore_access ccore_device_access(const char *path) {
     if (access(path, R_OK | W_OK) != 0) {
         int err = errno; /* group_name's NSS lookup may change errno */
         a.error = err;
-        char grp[64];
+        char grp[GROUP_NAME_SIZE];
         group_name(st.st_gid, grp, sizeof grp);
         if (err == EACCES && st.st_gid == 0) {
             /* Joining root's group would hand out far more than the camera. */
@@ -147,7 +175,7 @@ int ccore_device_probe(const char *path, ccore_device_info *out) {
     copy_field(out->card, sizeof out->card, cap.card, sizeof cap.card);
     copy_field(out->bus_info, sizeof out->bus_info, cap.bus_info, sizeof cap.bus_info);
     out->capabilities = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
-    if (!(out->capabilities & V4L2_CAP_VIDEO_CAPTURE)) return CCORE_E_NOT_CAPTURE;
+    if (!ccore_v4l2_capture_type(out->capabilities)) return CCORE_E_NOT_CAPTURE;
     return 0;
 }
 
@@ -205,7 +233,8 @@ static void add_mode(mode_list *list, const struct v4l2_fmtdesc *fmt, uint32_t w
         m->height = h;
         m->interval_numerator = num;
         m->interval_denominator = den;
-        m->supported = (uint32_t)ccore_v4l2_fourcc_supported(fmt->pixelformat);
+        m->supported =
+            (uint32_t)(ccore_v4l2_fourcc_supported(fmt->pixelformat) || ccore_v4l2_convertible(fmt->pixelformat));
     }
     list->count++;
 }
@@ -234,10 +263,19 @@ int ccore_device_modes(const char *path, ccore_device_mode *out, uint32_t max, u
     *count = 0;
     int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return -errno;
+    struct v4l2_capability cap;
+    memset(&cap, 0, sizeof cap);
+    uint32_t type = 0;
+    if (xioctl(fd, VIDIOC_QUERYCAP, &cap) == 0)
+        type = ccore_v4l2_capture_type((cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities);
+    if (type == 0) { /* not a capture node: it offers no capture modes */
+        close(fd);
+        return 0;
+    }
     mode_list list = {.out = out, .max = max, .count = 0};
     struct v4l2_fmtdesc fmt;
     memset(&fmt, 0, sizeof fmt);
-    fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+    fmt.type = type;
     for (fmt.index = 0; xioctl(fd, VIDIOC_ENUM_FMT, &fmt) == 0; fmt.index++) {
         struct v4l2_frmsizeenum fs;
         memset(&fs, 0, sizeof fs);
@@ -260,8 +298,12 @@ int ccore_device_modes(const char *path, ccore_device_mode *out, uint32_t max, u
         if (!any) { /* the driver does not enumerate sizes: report the current one */
             struct v4l2_format cur;
             memset(&cur, 0, sizeof cur);
-            cur.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-            if (xioctl(fd, VIDIOC_G_FMT, &cur) == 0) add_mode(&list, &fmt, cur.fmt.pix.width, cur.fmt.pix.height, 0, 0);
+            cur.type = type;
+            if (xioctl(fd, VIDIOC_G_FMT, &cur) == 0) {
+                int mp = type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+                add_mode(&list, &fmt, mp ? cur.fmt.pix_mp.width : cur.fmt.pix.width,
+                         mp ? cur.fmt.pix_mp.height : cur.fmt.pix.height, 0, 0);
+            }
         }
     }
     close(fd);

@@ -44,18 +44,21 @@ void ccore_mailbox_destroy(ccore_mailbox *box) {
     free(box);
 }
 
-size_t ccore_mailbox_slot_size(const ccore_mailbox *box) { return box->slot_size; }
+size_t ccore_mailbox_slot_size(const ccore_mailbox *box) { return box ? box->slot_size : 0; }
 
-void *ccore_mailbox_write_slot(ccore_mailbox *box) { return box->slots + box->write_index * box->slot_size; }
+void *ccore_mailbox_write_slot(ccore_mailbox *box) {
+    return box ? box->slots + box->write_index * box->slot_size : NULL;
+}
 
 void ccore_mailbox_publish(ccore_mailbox *box) {
+    if (!box) return;
     /* acq_rel: release our writes to the slot, acquire the slot we get back. */
     unsigned old = atomic_exchange_explicit(&box->middle, box->write_index | FRESH, memory_order_acq_rel);
     box->write_index = old & ~FRESH;
 }
 
 bool ccore_mailbox_refresh(ccore_mailbox *box) {
-    if (!(atomic_load_explicit(&box->middle, memory_order_relaxed) & FRESH)) return false;
+    if (!box || !(atomic_load_explicit(&box->middle, memory_order_relaxed) & FRESH)) return false;
     unsigned old = atomic_exchange_explicit(&box->middle, box->read_index, memory_order_acq_rel);
     box->read_index = old & ~FRESH;
     box->has_read = 1;
@@ -63,5 +66,5 @@ bool ccore_mailbox_refresh(ccore_mailbox *box) {
 }
 
 const void *ccore_mailbox_read_slot(const ccore_mailbox *box) {
-    return box->has_read ? box->slots + box->read_index * box->slot_size : NULL;
+    return box && box->has_read ? box->slots + box->read_index * box->slot_size : NULL;
 }

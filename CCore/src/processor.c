@@ -12,6 +12,7 @@
 #include "ccore/error.h"
 #include "ccore/jpeg.h"
 #include "ccore/mailbox.h"
+#include "ccore/preview.h"
 #include "ccore/roi.h"
 
 /* Header of a thumbnail mailbox slot; the pixels follow it. */
@@ -24,6 +25,8 @@ struct ccore_processor {
     ccore_processor_config config;
     ccore_mailbox *rois;       /* publisher: layers above; reader: capture thread */
     ccore_mailbox *thumbnails; /* publisher: capture thread; reader: face detector */
+    ccore_mailbox *previews;   /* publisher: capture thread; reader: imageOutput / preview */
+    _Atomic int preview_on;
     ccore_jpeg *jpeg;
     _Atomic uint64_t frames, dropped, error_frames;
     /* Capture-thread state. */
@@ -44,10 +47,14 @@ int ccore_processor_create(const ccore_processor_config *config, ccore_processor
     p->config = *config;
     if (p->config.thumbnail_every == 0) p->config.thumbnail_every = 1;
     if (p->config.min_roi_pixels == 0) p->config.min_roi_pixels = 16;
+    if (p->config.preview_every == 0) p->config.preview_every = 1;
     int rc = ccore_mailbox_create(sizeof(ccore_roi_set), &p->rois);
     if (rc == 0 && config->thumbnail_width && config->thumbnail_height)
         rc = ccore_mailbox_create(sizeof(thumbnail_header) + (size_t)config->thumbnail_width * config->thumbnail_height,
                                   &p->thumbnails);
+    if (rc == 0 && config->preview_width && config->preview_height)
+        rc = ccore_mailbox_create(sizeof(thumbnail_header) + (size_t)config->preview_width * config->preview_height * 3,
+                                  &p->previews);
     if (rc == 0 && config->is_mjpeg) rc = ccore_jpeg_create(config->width, config->height, &p->jpeg);
     if (rc < 0) {
         ccore_processor_destroy(p);
@@ -61,6 +68,7 @@ void ccore_processor_destroy(ccore_processor *p) {
     if (!p) return;
     ccore_jpeg_destroy(p->jpeg);
     ccore_mailbox_destroy(p->thumbnails);
+    ccore_mailbox_destroy(p->previews);
     ccore_mailbox_destroy(p->rois);
     free(p);
 }
@@ -132,6 +140,7 @@ static void count_error(ccore_processor *p) {
 }
 
 int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_frame_sample *s) {
+    if (!p || !f || !s) return -EINVAL;
     bump(&p->frames, 1);
     uint32_t missing = missing_frames(p, f);
     p->have_last = 1;
@@ -179,6 +188,17 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
         publish_thumbnail(p, image, f->sequence);
         s->flags |= CCORE_SAMPLE_THUMBNAIL;
     }
+    /* Drawn from the frame as decoded for measuring: switching the preview on
+     * must not change the decode scale, which would step the colour traces. */
+    if (p->previews && atomic_load_explicit(&p->preview_on, memory_order_relaxed) &&
+        p->produced % p->config.preview_every == 0) {
+        thumbnail_header *hdr = ccore_mailbox_write_slot(p->previews);
+        hdr->width = p->config.preview_width;
+        hdr->height = p->config.preview_height;
+        hdr->sequence = f->sequence;
+        if (ccore_image_rgb_preview(image, (uint8_t *)(hdr + 1), hdr->width, hdr->height) == 0)
+            ccore_mailbox_publish(p->previews);
+    }
     p->produced++;
     s->dropped_before = p->pending_dropped;
     s->errors_before = p->pending_errors;
@@ -189,17 +209,19 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
 }
 
 void ccore_processor_sample_lost(ccore_processor *p, const ccore_frame_sample *s) {
+    if (!p || !s) return;
     p->pending_dropped += s->dropped_before;
     p->pending_errors += s->errors_before;
     p->pending_overflow += s->overflow_before + 1;
 }
 
-int ccore_processor_take_thumbnail(ccore_processor *p, uint8_t *dst, uint32_t dst_size, uint32_t *width,
-                                   uint32_t *height, uint64_t *sequence) {
-    if (!p || !dst) return -EINVAL;
-    if (!p->thumbnails || !ccore_mailbox_refresh(p->thumbnails)) return 0;
-    const thumbnail_header *hdr = ccore_mailbox_read_slot(p->thumbnails);
-    size_t n = (size_t)hdr->width * hdr->height;
+/* Copies the newest picture published in `box` since the last call (a
+ * thumbnail_header, then width * height * channels bytes); 1 when there was one. */
+static int take_picture(ccore_mailbox *box, size_t channels, uint8_t *dst, uint32_t dst_size, uint32_t *width,
+                        uint32_t *height, uint64_t *sequence) {
+    if (!box || !ccore_mailbox_refresh(box)) return 0;
+    const thumbnail_header *hdr = ccore_mailbox_read_slot(box);
+    size_t n = (size_t)hdr->width * hdr->height * channels;
     if (dst_size < n) return -E2BIG;
     memcpy(dst, hdr + 1, n);
     if (width) *width = hdr->width;
@@ -208,8 +230,29 @@ int ccore_processor_take_thumbnail(ccore_processor *p, uint8_t *dst, uint32_t ds
     return 1;
 }
 
+int ccore_processor_take_thumbnail(ccore_processor *p, uint8_t *dst, uint32_t dst_size, uint32_t *width,
+                                   uint32_t *height, uint64_t *sequence) {
+    if (!p || !dst) return -EINVAL;
+    return take_picture(p->thumbnails, 1, dst, dst_size, width, height, sequence);
+}
+
+void ccore_processor_set_preview(ccore_processor *p, int on) {
+    if (p) atomic_store_explicit(&p->preview_on, on != 0, memory_order_relaxed);
+}
+
+int ccore_processor_take_preview(ccore_processor *p, uint8_t *dst, uint32_t dst_size, uint32_t *width,
+                                 uint32_t *height, uint64_t *sequence) {
+    if (!p || !dst) return -EINVAL;
+    return take_picture(p->previews, 3, dst, dst_size, width, height, sequence);
+}
+
 void ccore_processor_get_counters(const ccore_processor *cp, ccore_processor_counters *out) {
     ccore_processor *p = (ccore_processor *)cp;
+    if (!out) return;
+    if (!p) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
     out->frames = atomic_load_explicit(&p->frames, memory_order_relaxed);
     out->dropped = atomic_load_explicit(&p->dropped, memory_order_relaxed);
     out->error_frames = atomic_load_explicit(&p->error_frames, memory_order_relaxed);

@@ -52,6 +52,7 @@ void ccore_ring_destroy(ccore_ring *ring) {
 }
 
 bool ccore_ring_push(ccore_ring *ring, const void *record) {
+    if (!ring || !record) return false;
     uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
     if (head - ring->cached_tail > ring->mask) {
         ring->cached_tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
@@ -67,6 +68,7 @@ bool ccore_ring_push(ccore_ring *ring, const void *record) {
 }
 
 bool ccore_ring_pop(ccore_ring *ring, void *record) {
+    if (!ring || !record) return false;
     uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
     if (tail == ring->cached_head) {
         ring->cached_head = atomic_load_explicit(&ring->head, memory_order_acquire);
@@ -81,20 +83,23 @@ bool ccore_ring_pop(ccore_ring *ring, void *record) {
 uint32_t ccore_ring_pop_many(ccore_ring *ring, void *records, uint32_t max) {
     uint32_t n = 0;
     unsigned char *dst = records;
+    if (!ring || !records) return 0;
     while (n < max && ccore_ring_pop(ring, dst + (size_t)n * ring->record_size)) n++;
     return n;
 }
 
-uint32_t ccore_ring_capacity(const ccore_ring *ring) { return ring->mask + 1; }
+uint32_t ccore_ring_capacity(const ccore_ring *ring) { return ring ? ring->mask + 1 : 0; }
 
-size_t ccore_ring_record_size(const ccore_ring *ring) { return ring->record_size; }
+size_t ccore_ring_record_size(const ccore_ring *ring) { return ring ? ring->record_size : 0; }
 
 uint32_t ccore_ring_count(const ccore_ring *ring) {
+    if (!ring) return 0;
     uint64_t tail = atomic_load_explicit(&((ccore_ring *)ring)->tail, memory_order_acquire);
     uint64_t head = atomic_load_explicit(&((ccore_ring *)ring)->head, memory_order_acquire);
     return head >= tail ? (uint32_t)(head - tail) : 0;
 }
 
 uint64_t ccore_ring_overflows(const ccore_ring *ring) {
+    if (!ring) return 0;
     return atomic_load_explicit(&((ccore_ring *)ring)->overflows, memory_order_relaxed);
 }

@@ -20,6 +20,7 @@ ccore_skin_bounds ccore_skin_bounds_all(void) {
 }
 
 void ccore_ycbcr_to_rgb(float y, float cb, float cr, ccore_color_range range, float rgb[3]) {
+    if (!rgb) return;
     float u = cb - 128.0f, v = cr - 128.0f;
     if (range == CCORE_RANGE_FULL) {
         rgb[0] = y + 1.402f * v;

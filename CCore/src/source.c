@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ccore/error.h"
+#include "ccore/preview.h"
 #include "source_internal.h"
 
 int64_t ccore_now_ns(void) {
@@ -19,6 +20,7 @@ int64_t ccore_now_ns(void) {
 }
 
 void ccore_source_config_init(ccore_source_config *c) {
+    if (!c) return;
     memset(c, 0, sizeof *c);
     c->width = 640;
     c->height = 480;
@@ -56,6 +58,8 @@ ccore_source *ccore_source_alloc(const ccore_source_config *config, const source
     src->ops = ops;
     src->fd = -1;
     src->wake_fd = -1;
+    src->sample_fd = -1;
+    src->ack_fd = -1;
     atomic_init(&src->state, CCORE_SOURCE_OPENED);
     return src;
 }
@@ -64,6 +68,12 @@ int ccore_source_init_common(ccore_source *src) {
     if (src->format.interval_denominator)
         src->frame_interval_ns =
             (int64_t)src->format.interval_numerator * 1000000000LL / (int64_t)src->format.interval_denominator;
+    /* Sizes that follow the negotiated format (see the config's comments). */
+    if (src->config.thumbnail_width && !src->config.thumbnail_height)
+        ccore_preview_fit(src->format.width, src->format.height, src->config.thumbnail_width,
+                          &src->config.thumbnail_width, &src->config.thumbnail_height);
+    uint32_t preview_width = 0, preview_height = 0;
+    ccore_preview_fit(src->format.width, src->format.height, src->config.preview_size, &preview_width, &preview_height);
     ccore_processor_config pc = {
         .pixel_format = src->pixel_format,
         .is_mjpeg = (uint32_t)src->is_mjpeg,
@@ -74,12 +84,17 @@ int ccore_source_init_common(ccore_source *src) {
         .thumbnail_height = src->config.thumbnail_height,
         .thumbnail_every = src->config.thumbnail_every,
         .min_roi_pixels = src->config.min_roi_pixels,
+        .preview_width = preview_width,
+        .preview_height = preview_height,
+        .preview_every = src->config.preview_every,
     };
     int rc = ccore_ring_create(sizeof(ccore_frame_sample), src->config.ring_capacity, &src->ring);
     if (rc == 0) rc = ccore_processor_create(&pc, &src->processor);
     if (rc == 0) {
         src->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (src->wake_fd < 0) rc = -errno;
+        src->sample_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        src->ack_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (src->wake_fd < 0 || src->sample_fd < 0 || src->ack_fd < 0) rc = -errno;
     }
     if (rc < 0) return ccore_source_set_message(src, rc, "cannot set up the capture pipeline: %s", ccore_error_string(rc));
     return 0;
@@ -104,6 +119,30 @@ static int wait_for_room(ccore_source *src) {
     return 1;
 }
 
+/* Tells the consumer there is something to read: one write to an eventfd,
+ * no lock. It can only fail when the counter is about to overflow, and then
+ * the consumer has a wake-up pending anyway. */
+static void signal_consumer(ccore_source *src) {
+    uint64_t one = 1;
+    if (write(src->sample_fd, &one, sizeof one) < 0) { /* a wake-up is already pending */ }
+}
+
+static int lockstep(const ccore_source *src) { return src->fd < 0 && !src->config.realtime && src->config.lockstep; }
+
+/* Lockstep replays: waits until the consumer has acknowledged every sample
+ * pushed so far, or until stop is asked (returns 0 then). */
+static int wait_for_ack(ccore_source *src) {
+    while (atomic_load_explicit(&src->acked, memory_order_acquire) < src->pushed) {
+        if (atomic_load_explicit(&src->stop_requested, memory_order_acquire)) return 0;
+        struct pollfd fds[2] = {{.fd = src->ack_fd, .events = POLLIN}, {.fd = src->wake_fd, .events = POLLIN}};
+        if (poll(fds, 2, 100) > 0 && (fds[0].revents & POLLIN)) {
+            uint64_t n;
+            if (read(src->ack_fd, &n, sizeof n) < 0) { /* spurious: check the count again */ }
+        }
+    }
+    return 1;
+}
+
 /* Runs the per-frame path and delivers the sample; negative only when the
  * source treats the frame's failure as fatal. */
 static int deliver(ccore_source *src, const source_frame *f) {
@@ -119,6 +158,9 @@ static int deliver(ccore_source *src, const source_frame *f) {
     s.processed_ns = ccore_now_ns();
     if (ccore_ring_push(src->ring, &s)) {
         atomic_fetch_add_explicit(&src->samples, 1, memory_order_relaxed);
+        src->pushed++;
+        signal_consumer(src);
+        if (lockstep(src)) wait_for_ack(src);
     } else {
         ccore_processor_sample_lost(src->processor, &s);
         atomic_fetch_add_explicit(&src->overflows, 1, memory_order_relaxed);
@@ -141,6 +183,7 @@ static void lock_controls_when_settled(ccore_source *src) {
 static void finish(ccore_source *src, int state, int error) {
     atomic_store_explicit(&src->error, error, memory_order_relaxed);
     atomic_store_explicit(&src->state, state, memory_order_release);
+    signal_consumer(src);
 }
 
 static void *capture_thread(void *arg) {
@@ -199,6 +242,7 @@ int ccore_source_stop(ccore_source *src) {
     src->ops->stop(src);
     int state = atomic_load(&src->state);
     if (state == CCORE_SOURCE_RUNNING || state == CCORE_SOURCE_OPENED) atomic_store(&src->state, CCORE_SOURCE_STOPPED);
+    if (src->sample_fd >= 0) signal_consumer(src); /* a waiting consumer sees the stop */
     return 0;
 }
 
@@ -207,6 +251,8 @@ void ccore_source_destroy(ccore_source *src) {
     ccore_source_stop(src);
     src->ops->close(src);
     if (src->wake_fd >= 0) close(src->wake_fd);
+    if (src->sample_fd >= 0) close(src->sample_fd);
+    if (src->ack_fd >= 0) close(src->ack_fd);
     ccore_processor_destroy(src->processor);
     ccore_ring_destroy(src->ring);
     free(src);
@@ -228,9 +274,38 @@ int ccore_source_take_thumbnail(ccore_source *src, uint8_t *dst, uint32_t dst_si
     return ccore_processor_take_thumbnail(src->processor, dst, dst_size, width, height, sequence);
 }
 
+int ccore_source_sample_fd(const ccore_source *src) { return src ? src->sample_fd : -1; }
+
+int ccore_source_ack(ccore_source *src) {
+    if (!src) return -EINVAL;
+    if (!lockstep(src)) return 0;
+    atomic_fetch_add_explicit(&src->acked, 1, memory_order_release);
+    uint64_t one = 1;
+    if (write(src->ack_fd, &one, sizeof one) < 0) { /* a wake-up is already pending */ }
+    return 0;
+}
+
+int ccore_source_set_preview(ccore_source *src, int on) {
+    if (!src) return -EINVAL;
+    ccore_processor_set_preview(src->processor, on);
+    return 0;
+}
+
+int ccore_source_take_preview(ccore_source *src, uint8_t *dst, uint32_t dst_size, uint32_t *width, uint32_t *height,
+                              uint64_t *sequence) {
+    if (!src) return -EINVAL;
+    return ccore_processor_take_preview(src->processor, dst, dst_size, width, height, sequence);
+}
+
 void ccore_source_get_stats(const ccore_source *csrc, ccore_source_stats *out) {
     ccore_source *src = (ccore_source *)csrc;
+    if (!out) return;
     memset(out, 0, sizeof *out);
+    if (!src) {
+        out->state = CCORE_SOURCE_FAILED;
+        out->error = -EINVAL;
+        return;
+    }
     out->state = atomic_load_explicit(&src->state, memory_order_acquire);
     out->error = atomic_load_explicit(&src->error, memory_order_relaxed);
     ccore_processor_counters c = {0};
@@ -243,7 +318,13 @@ void ccore_source_get_stats(const ccore_source *csrc, ccore_source_stats *out) {
     out->controls_locked = atomic_load_explicit(&src->controls_locked, memory_order_relaxed);
 }
 
-void ccore_source_get_format(const ccore_source *src, ccore_stream_format *out) { *out = src->format; }
+void ccore_source_get_format(const ccore_source *src, ccore_stream_format *out) {
+    if (!out) return;
+    if (src)
+        *out = src->format;
+    else
+        memset(out, 0, sizeof *out);
+}
 
 const char *ccore_source_error_message(const ccore_source *src) { return src ? src->message : ""; }
 

@@ -32,6 +32,10 @@ typedef struct {
 } source_ops;
 
 #define V4L2_MAX_BUFFERS 16
+/* Memory planes per buffer the core maps (NV12M: 2, YUV420M / YUV422M: 3). */
+#define V4L2_MAX_PLANES 3
+
+struct ccore_v4l2_converter;
 
 struct ccore_source {
     const source_ops *ops;
@@ -47,18 +51,27 @@ struct ccore_source {
 
     pthread_t thread;
     int thread_started;
-    int wake_fd; /* eventfd that interrupts the capture thread's poll on stop */
+    int wake_fd;   /* eventfd that interrupts the capture thread's poll on stop */
+    int sample_fd; /* eventfd the capture thread signals for the consumer */
+    int ack_fd;    /* eventfd the consumer signals in lockstep replays */
+    _Atomic uint64_t acked;
     _Atomic int stop_requested;
     _Atomic int state;
     _Atomic int error;
     _Atomic uint64_t samples, overflows;
+    uint64_t pushed; /* capture thread only */
     _Atomic uint32_t controls_locked;
 
     /* V4L2 */
     int fd;
+    uint32_t buf_type;    /* V4L2_BUF_TYPE_VIDEO_CAPTURE or V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE */
+    uint32_t plane_count; /* memory planes per buffer: 1, or one per image plane for the M formats */
+    uint32_t plane_bpl[V4L2_MAX_PLANES];
+    uint32_t plane_size[V4L2_MAX_PLANES]; /* sizeimage of each memory plane */
     uint32_t buffer_count;
-    void *buffer_start[V4L2_MAX_BUFFERS];
-    size_t buffer_length[V4L2_MAX_BUFFERS];
+    void *buffer_start[V4L2_MAX_BUFFERS][V4L2_MAX_PLANES];
+    size_t buffer_length[V4L2_MAX_BUFFERS][V4L2_MAX_PLANES];
+    struct ccore_v4l2_converter *converter; /* non-native formats, NULL for zero-copy ones */
     int streaming;
     int64_t stream_start_ns;
     ccore_auto_lock lock;
@@ -68,7 +81,7 @@ struct ccore_source {
     int64_t file_start_ns;
 
     /* Written by one thread before it publishes `state` (release), read after. */
-    char message[320];
+    char message[CCORE_SOURCE_MESSAGE_SIZE];
 };
 
 /* Allocates the common parts (ring, mailboxes, decoder) once the format is known. */

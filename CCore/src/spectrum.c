@@ -120,9 +120,9 @@ void ccore_spectrum_destroy(ccore_spectrum *spectrum) {
     free(spectrum);
 }
 
-uint32_t ccore_spectrum_bin_count(const ccore_spectrum *spectrum) { return spectrum->bins; }
+uint32_t ccore_spectrum_bin_count(const ccore_spectrum *spectrum) { return spectrum ? spectrum->bins : 0; }
 
-float ccore_spectrum_bin_hz(const ccore_spectrum *spectrum) { return (float)spectrum->bin_hz; }
+float ccore_spectrum_bin_hz(const ccore_spectrum *spectrum) { return spectrum ? (float)spectrum->bin_hz : NAN; }
 
 int ccore_spectrum_welch(ccore_spectrum *s, const float *signal, uint32_t count, float *psd, uint32_t psd_count) {
     if (!s || !signal || !psd || count < s->segment_length || psd_count < s->bins) return -EINVAL;

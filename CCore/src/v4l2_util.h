@@ -23,7 +23,13 @@ ccore_pixel_format ccore_v4l2_pixel_format(uint32_t fourcc);
 /* 1 for the compressed formats the core decodes (MJPEG, JPEG). */
 int ccore_v4l2_is_mjpeg(uint32_t fourcc);
 
-/* 1 when the core can process the fourcc (raw or MJPEG). */
+/* 1 when the core reads the fourcc natively (raw in place, or MJPEG). */
 int ccore_v4l2_fourcc_supported(uint32_t fourcc);
+
+/* The capture buffer type to use with a node's (device) capabilities:
+ * V4L2_BUF_TYPE_VIDEO_CAPTURE when it speaks the single-planar API,
+ * V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE when only the multi-planar one, 0 when
+ * it does not capture video. */
+uint32_t ccore_v4l2_capture_type(uint32_t capabilities);
 
 #endif

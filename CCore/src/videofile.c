@@ -21,6 +21,10 @@
 #endif
 #define MAX_Y4M_FRAME (128u << 20)
 #define MAX_FPS 1000u
+/* Reads go through one block: large for files and memory, small for pipes and
+ * devices, where fread waits until the whole block has arrived. */
+#define FILE_BLOCK (64u << 10)
+#define PIPE_BLOCK (4u << 10)
 
 struct ccore_videofile {
     FILE *fp;
@@ -33,6 +37,8 @@ struct ccore_videofile {
     size_t frame_bytes;    /* Y4M: bytes per frame */
     int first_pending;     /* MJPEG: frame 0 already sits in the buffer */
     size_t pending_size;
+    uint8_t *block;        /* read-ahead: block[block_pos..block_len) is not consumed yet */
+    size_t block_size, block_len, block_pos;
     char message[256];
 };
 
@@ -44,10 +50,38 @@ static int set_error(ccore_videofile *vf, int code, const char *fmt, ...) {
     return code;
 }
 
+/* Fills the read-ahead block; returns the bytes now available (0 at the end). */
+static size_t refill(ccore_videofile *vf) {
+    if (vf->block_pos < vf->block_len) return vf->block_len - vf->block_pos;
+    vf->block_pos = 0;
+    vf->block_len = vf->block ? fread(vf->block, 1, vf->block_size, vf->fp) : 0;
+    return vf->block_len;
+}
+
+static void consume(ccore_videofile *vf, size_t n) {
+    vf->block_pos += n;
+    vf->offset += n;
+}
+
 static int read_byte(ccore_videofile *vf) {
-    int c = getc_unlocked(vf->fp);
-    if (c != EOF) vf->offset++;
+    if (vf->block_pos == vf->block_len && refill(vf) == 0) return EOF;
+    int c = vf->block[vf->block_pos];
+    consume(vf, 1);
     return c;
+}
+
+/* Copies up to n bytes into dst; returns how many there were before the end. */
+static size_t read_bytes(ccore_videofile *vf, uint8_t *dst, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        size_t avail = refill(vf);
+        if (avail == 0) break;
+        size_t take = n - got < avail ? n - got : avail;
+        memcpy(dst + got, vf->block + vf->block_pos, take);
+        consume(vf, take);
+        got += take;
+    }
+    return got;
 }
 
 /* ---- Y4M ---------------------------------------------------------------- */
@@ -159,8 +193,7 @@ static int next_y4m(ccore_videofile *vf, ccore_videofile_frame *frame) {
             return set_error(vf, CCORE_E_CORRUPT, "frame %llu: FRAME header too long", (unsigned long long)index);
     if (c == EOF) return set_error(vf, CCORE_E_TRUNCATED, "frame %llu: file ends inside its FRAME header",
                                    (unsigned long long)index);
-    size_t got = fread(vf->buffer, 1, vf->frame_bytes, vf->fp);
-    vf->offset += got;
+    size_t got = read_bytes(vf, vf->buffer, vf->frame_bytes);
     if (got < vf->frame_bytes)
         return set_error(vf, CCORE_E_TRUNCATED, "frame %llu is truncated: %zu of %zu bytes", (unsigned long long)index,
                          got, vf->frame_bytes);
@@ -228,9 +261,7 @@ static int read_jpeg(ccore_videofile *vf, size_t *size, uint32_t *w, uint32_t *h
         if (store(vf, &len, hi) || store(vf, &len, lo)) return TOO_BIG();
         size_t body = seg - 2;
         if (len + body > vf->capacity) return TOO_BIG();
-        size_t got = fread(vf->buffer + len, 1, body, vf->fp);
-        vf->offset += got;
-        if (got < body) return TRUNCATED();
+        if (read_bytes(vf, vf->buffer + len, body) < body) return TRUNCATED();
         /* Baseline, extended or progressive frame header: precision, height, width. */
         if ((m == 0xC0 || m == 0xC1 || m == 0xC2) && body >= 5) {
             *h = ((uint32_t)vf->buffer[len + 1] << 8) | vf->buffer[len + 2];
@@ -238,14 +269,20 @@ static int read_jpeg(ccore_videofile *vf, size_t *size, uint32_t *w, uint32_t *h
         }
         len += body;
         if (m != 0xDA) continue;
-        /* Entropy-coded data runs until a marker other than a stuffed 0xFF00 or a restart marker. */
+        /* Entropy-coded data runs until a marker other than a stuffed 0xFF00 or a restart marker.
+         * Runs without 0xFF are copied a block at a time. */
         for (;;) {
-            c = read_byte(vf);
-            if (c == EOF) return TRUNCATED();
-            if (c != 0xFF) {
-                if (store(vf, &len, c)) return TOO_BIG();
-                continue;
-            }
+            size_t avail = refill(vf);
+            if (avail == 0) return TRUNCATED();
+            const uint8_t *run = vf->block + vf->block_pos;
+            const uint8_t *ff = memchr(run, 0xFF, avail);
+            size_t n = ff ? (size_t)(ff - run) : avail;
+            if (n > vf->capacity - len) return TOO_BIG();
+            memcpy(vf->buffer + len, run, n);
+            len += n;
+            consume(vf, n);
+            if (!ff) continue;
+            consume(vf, 1); /* the 0xFF */
             do c = read_byte(vf);
             while (c == 0xFF);
             if (c == EOF) return TRUNCATED();
@@ -315,6 +352,15 @@ static int open_stream(FILE *fp, const char *name, uint32_t mjpeg_fps, ccore_vid
         return -ENOMEM;
     }
     vf->fp = fp;
+    struct stat st;
+    int fd = fileno(fp);
+    vf->block_size = fd < 0 || (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) ? FILE_BLOCK : PIPE_BLOCK;
+    vf->block = malloc(vf->block_size);
+    if (!vf->block) {
+        fclose(fp);
+        free(vf);
+        return -ENOMEM;
+    }
     int rc;
     int c = getc(fp);
     if (c == EOF) {
@@ -394,11 +440,18 @@ int ccore_videofile_open_memory(const uint8_t *data, size_t size, uint32_t mjpeg
 void ccore_videofile_close(ccore_videofile *vf) {
     if (!vf) return;
     if (vf->fp) fclose(vf->fp);
+    free(vf->block);
     free(vf->buffer);
     free(vf);
 }
 
-void ccore_videofile_get_info(const ccore_videofile *vf, ccore_videofile_info *out) { *out = vf->info; }
+void ccore_videofile_get_info(const ccore_videofile *vf, ccore_videofile_info *out) {
+    if (!out) return;
+    if (vf)
+        *out = vf->info;
+    else
+        memset(out, 0, sizeof *out);
+}
 
 int ccore_videofile_next(ccore_videofile *vf, ccore_videofile_frame *frame) {
     if (!vf || !frame) return -EINVAL;
@@ -408,6 +461,7 @@ int ccore_videofile_next(ccore_videofile *vf, ccore_videofile_frame *frame) {
 int ccore_videofile_rewind(ccore_videofile *vf) {
     if (!vf) return -EINVAL;
     if (fseeko(vf->fp, (off_t)vf->data_start, SEEK_SET) != 0) return -errno;
+    vf->block_pos = vf->block_len = 0;
     vf->offset = vf->data_start;
     vf->next_index = 0;
     vf->first_pending = 0;

@@ -217,7 +217,7 @@ static int parse_elements(parser *ps, open_element *stack) {
     return 0;
 }
 
-int xml_parse(const char *text, xml_document *doc, char *message, uint32_t message_size) {
+int ccore_xml_parse(const char *text, xml_document *doc, char *message, uint32_t message_size) {
     if (!text || !doc) return -EINVAL;
     memset(doc, 0, sizeof *doc);
     parser ps = {.start = text, .p = text, .line_p = text, .line = 1, .doc = doc, .message = message,
@@ -238,31 +238,31 @@ int xml_parse(const char *text, xml_document *doc, char *message, uint32_t messa
     if (rc == 0 && *ps.p != '\0') rc = fail(&ps, ps.p, "content after the root element");
     if (rc != 0) {
         if (rc == -ENOMEM && message && message_size) snprintf(message, message_size, "out of memory reading XML");
-        xml_free(doc);
+        ccore_xml_free(doc);
     }
     return rc;
 }
 
-void xml_free(xml_document *doc) {
+void ccore_xml_free(xml_document *doc) {
     if (!doc) return;
     free(doc->nodes);
     doc->nodes = NULL;
     doc->count = 0;
 }
 
-int xml_is(const xml_node *node, const char *name) {
+int ccore_xml_is(const xml_node *node, const char *name) {
     size_t len = strlen(name);
     return node->name_len == len && memcmp(node->name, name, len) == 0;
 }
 
-int32_t xml_child(const xml_document *doc, int32_t parent, const char *name) {
+int32_t ccore_xml_child(const xml_document *doc, int32_t parent, const char *name) {
     if (parent < 0) return -1;
     for (int32_t c = doc->nodes[parent].first_child; c >= 0; c = doc->nodes[c].next_sibling)
-        if (xml_is(&doc->nodes[c], name)) return c;
+        if (ccore_xml_is(&doc->nodes[c], name)) return c;
     return -1;
 }
 
-int xml_attribute(const xml_node *node, const char *name, char *value, size_t value_size) {
+int ccore_xml_attribute(const xml_node *node, const char *name, char *value, size_t value_size) {
     /* The span was validated by scan_attributes: name = "value" pairs only. */
     const char *p = node->attrs, *end = node->attrs + node->attrs_len;
     size_t len = strlen(name);

@@ -31,17 +31,17 @@ typedef struct {
 /** Parses `text` (NUL-terminated, kept alive by the caller while the tree is
  *  used). Returns 0, -ENOMEM, or CCORE_E_CORRUPT with "line N: what" in
  *  `message`. */
-int xml_parse(const char *text, xml_document *doc, char *message, uint32_t message_size);
-void xml_free(xml_document *doc);
+int ccore_xml_parse(const char *text, xml_document *doc, char *message, uint32_t message_size);
+void ccore_xml_free(xml_document *doc);
 
 /** First child of `parent` named `name`, -1 if none. */
-int32_t xml_child(const xml_document *doc, int32_t parent, const char *name);
+int32_t ccore_xml_child(const xml_document *doc, int32_t parent, const char *name);
 
 /** Whether the node's name is `name`. */
-int xml_is(const xml_node *node, const char *name);
+int ccore_xml_is(const xml_node *node, const char *name);
 
 /** Copies the value of attribute `name` into `value` (NUL-terminated);
  *  returns 0, or -1 if the element has no such attribute. */
-int xml_attribute(const xml_node *node, const char *name, char *value, size_t value_size);
+int ccore_xml_attribute(const xml_node *node, const char *name, char *value, size_t value_size);
 
 #endif

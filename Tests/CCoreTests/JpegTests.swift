@@ -59,6 +59,12 @@ import Testing
         var headerOnly = Array(jpeg.prefix(20))
         headerOnly[0] = 0
         #expect(ccore_jpeg_decode(dec, headerOnly, headerOnly.count, 1, &image) == CCORE_E_CORRUPT)
+        // Cut before the frame header: TurboJPEG answers success and gives no size.
+        let noFrame: [UInt8] = [0xFF, 0xD8, 0xFF, 0x00, 0x12]
+        #expect(ccore_jpeg_decode(dec, noFrame, noFrame.count, 1, &image) == CCORE_E_CORRUPT)
+        var w: UInt32 = 7, h: UInt32 = 7
+        #expect(ccore_jpeg_peek_size(dec, noFrame, noFrame.count, &w, &h) == CCORE_E_CORRUPT)
+        #expect(w == 7 && h == 7, "a failed peek leaves the outputs alone")
         #expect(ccore_jpeg_decode(dec, jpeg, jpeg.count, 3, &image) == -EINVAL, "scale must be 1, 2, 4 or 8")
         // The decoder still works after failures.
         #expect(ccore_jpeg_decode(dec, jpeg, jpeg.count, 1, &image) == 0)

@@ -113,7 +113,7 @@ import Testing
             seen.insert(name)
         }
         #expect(seen == ["still", "motion", "lighting", "noise", "jpeg", "dark", "lowfps", "dropped", "lowamp",
-                         "nopulse", "nopulse-motion", "hard", "too-dark", "too-bright", "uneven", "flicker",
+                         "nopulse", "nopulse-motion", "hard", "autogain", "mains-flicker", "fast", "slow", "board", "too-dark", "too-bright", "uneven", "flicker",
                          "head-moving", "camera-shake", "off-center", "too-far", "too-close", "turned-away",
                          "occluded", "two-faces", "no-face"])
         #expect(gt_scenario_name(GT_SCENARIO_COUNT) == nil)

@@ -3,22 +3,24 @@
 # vivid-feeder, runs a command against the capture node while it plays, then stops the feed.
 # Run it inside the QEMU guest (Tools/vm/run-in-guest.sh); run-scan-loopback.sh does.
 #
-#   scan-loopback.sh [--feeder BIN] [--settle S] [--feeder-arg ARG]... CLIP.y4m -- CMD [ARGS...]
+#   scan-loopback.sh [--feeder BIN] [--settle S] [--feeder-arg ARG]... [--disconnects] CLIP.y4m -- CMD [ARGS...]
 #
 # `@CAPTURE@` in CMD's arguments becomes the capture node (also in $CAPTURE), e.g.
 #   scan-loopback.sh clip.y4m -- circadify scan --device @CAPTURE@ --duration 20 --json
 # CMD starts S seconds (default 3) after the feed is ready; its stdout is ours. The feeder's
 # messages and summary, and `scan-loopback: the command took N s`, go to stderr. Exit status:
-# CMD's; 3 if the feeder failed to start or died while CMD ran; 2 on bad arguments.
+# CMD's; 3 if the feeder failed to start or died while CMD ran (unless --disconnects: CMD
+# pulls vivid's `disconnect` itself, which takes the output node away too); 2 on bad arguments.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 feeder=$repo/.build/release/vivid-feeder
 settle=3
 feeder_args=()
+disconnects=0
 
 usage() {
-    echo "usage: $0 [--feeder BIN] [--settle S] [--feeder-arg ARG]... CLIP.y4m -- CMD [ARGS...]" >&2
+    echo "usage: $0 [--feeder BIN] [--settle S] [--feeder-arg ARG]... [--disconnects] CLIP.y4m -- CMD [ARGS...]" >&2
     exit 2
 }
 say() { echo "scan-loopback: $*" >&2; }
@@ -29,6 +31,7 @@ while [[ $# -gt 0 ]]; do
     --feeder) [[ $# -ge 2 ]] || usage; feeder=$2; shift 2 ;;
     --settle) [[ $# -ge 2 && $2 =~ ^[0-9]+([.][0-9]+)?$ ]] || usage; settle=$2; shift 2 ;;
     --feeder-arg) [[ $# -ge 2 ]] || usage; feeder_args+=("$2"); shift 2 ;;
+    --disconnects) disconnects=1; shift ;;
     --) shift; break ;;
     -*) usage ;;
     *) [[ -z $clip ]] || usage; clip=$1; shift ;;
@@ -83,6 +86,10 @@ say "the command took $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { print
 if ! kill -0 "$feeder_pid" 2>/dev/null; then
     wait "$feeder_pid" && frc=0 || frc=$?
     feeder_pid=""
+    if [[ $disconnects == 1 ]]; then
+        say "the feeder ended ($frc) with the disconnect the command pulled"
+        exit "$rc"
+    fi
     say "the feeder died ($frc) while the command ran; its frames cannot be trusted"
     exit 3
 fi

@@ -18,7 +18,23 @@ struct Accuracy: AsyncParsableCommand {
             tracker, as in `circadify scan` (--regions tracker, the default), or from the truth file \
             (--regions truth: the signal pipeline alone, with perfect regions). Prints a markdown \
             table per scenario and a confidence summary.
+
+            --split tune|validate renders the two halves of the wider set (every pulse scenario with \
+            the seed varying the person and the pulse's shape): tune is seeds 1...N without `board`, \
+            what thresholds and the confidence map are fitted on; validate is seeds 1001...1000+N with \
+            `board`, only ever measured. --cache DIR keeps each clip's measured frames, so a changed \
+            signal pipeline is re-scored without rendering again. --fit-confidence fits the confidence \
+            map on the clips scored and prints it as Swift for ConfidenceModel.swift; --plots DIR writes \
+            a reliability diagram and a Bland-Altman plot (SVG).
             """)
+
+    enum Split: String, ExpressibleByArgument {
+        case tune, validate
+        /// The first seed of the split: the halves never share a person.
+        var firstSeed: Int { self == .tune ? 1 : 1001 }
+        /// `board` combines what the others test one at a time; it is held out for validation.
+        func scenarios(_ all: [String]) -> [String] { self == .tune ? all.filter { $0 != "board" } : all }
+    }
 
     @Option(help: "Seeds per scenario.") var seeds = 5
     @Option(help: "Scenarios, comma-separated (default: still ... hard; see circadify-groundtruth --list).")
@@ -30,6 +46,13 @@ struct Accuracy: AsyncParsableCommand {
     @Flag(help: "Print one line per clip as it is scored.") var verbose = false
     @Option(help: "Where the measured regions come from: tracker (the face detector, as a scan) or truth.")
     var regions = ClipEvaluator.RegionSource.tracker
+    @Option(help: "tune or validate: the wider set's halves (seeds 1..., or 1001... with board), with variety.")
+    var split: Split?
+    @Flag(help: "Let the seed vary the person and the pulse's shape (always on with --split).") var variety = false
+    @Option(help: "Keep measured frames here and reuse them (keyed by scenario, seed, variety and regions).")
+    var cache: String?
+    @Flag(help: "Fit the confidence map on these clips and print it (use with --split tune).") var fitConfidence = false
+    @Option(help: "Write reliability.svg and bland-altman.svg into this folder.") var plots: String?
 
     func validate() throws {
         if seeds < 1 { throw ValidationError("--seeds must be at least 1") }
@@ -57,6 +80,19 @@ struct Accuracy: AsyncParsableCommand {
         print(report.confidenceSummary())
         print(report.timingSummary())
         print(String(format: "%d clips in %.0f s", scores.count, Date().timeIntervalSince(started)))
+        if let plots {
+            let folder = URL(fileURLWithPath: plots)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Plots.reliability(scores).write(to: folder.appendingPathComponent("reliability.svg"), atomically: true,
+                                                encoding: .utf8)
+            try Plots.blandAltman(scores).write(to: folder.appendingPathComponent("bland-altman.svg"), atomically: true,
+                                                encoding: .utf8)
+            print("plots: \(folder.path)/reliability.svg, bland-altman.svg")
+        }
+        if fitConfidence {
+            print()
+            print(try ConfidenceFit.fit(scores).swiftSource())
+        }
         if let jsonOut {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -82,22 +118,42 @@ struct Accuracy: AsyncParsableCommand {
     private func scoreSyntheticSet() async throws -> [ClipScore] {
         // By default the pulse scenarios only: the quality ones (too-dark, no-face, ...) are
         // for the quality monitor and may be named explicitly.
-        let names = scenarios.map { $0.split(separator: ",").map(String.init) } ?? ClipRenderer.accuracyScenarioNames
+        let all = ClipRenderer.accuracyScenarioNames
+        let names = scenarios.map { $0.split(separator: ",").map(String.init) } ?? (split?.scenarios(all) ?? all)
+        let firstSeed = split?.firstSeed ?? 1
+        let varied = variety || split != nil
+        let cacheURL = cache.map { URL(fileURLWithPath: $0) }
+        if let cacheURL { try FileManager.default.createDirectory(at: cacheURL, withIntermediateDirectories: true) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-accuracy-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var scores = [ClipScore]()
         for name in names {
-            for seed in 1...seeds {
+            for seed in firstSeed..<(firstSeed + seeds) {
+                let clipName = "\(name)-\(seed)" + (varied ? "v" : "")
+                // Frames measured before (same scenario, seed, variety and region source): no render.
+                if let cacheURL, FileManager.default.fileExists(atPath: FrameCache.framesURL(cacheURL, clip: clipName,
+                                                                                               source: regions).path) {
+                    let truth = try GroundTruthFile.load(FrameCache.truthURL(cacheURL, clip: clipName))
+                    scores.append(report(await ClipEvaluator.score(video: nil, truth: truth, name: clipName,
+                                                                   regions: regions, cache: cacheURL)))
+                    continue
+                }
                 let clip = try ClipRenderer.render(scenario: name, seed: UInt32(seed), into: folder,
-                                                   name: "\(name)-\(seed)") { options in
+                                                   name: clipName) { options in
                     options.duration_s = Float(duration)
+                    options.variety = varied ? 1 : 0
                     if let (w, h) = parsedSize { options.width = w; options.height = h }
                 }
                 defer { try? FileManager.default.removeItem(at: clip.video); try? FileManager.default.removeItem(at: clip.truth) }
+                if let cacheURL {
+                    let kept = FrameCache.truthURL(cacheURL, clip: clipName)
+                    try? FileManager.default.removeItem(at: kept)
+                    try FileManager.default.copyItem(at: clip.truth, to: kept)
+                }
                 let truth = try GroundTruthFile.load(clip.truth)
-                scores.append(report(await ClipEvaluator.score(video: clip.video, truth: truth, name: "\(name)-\(seed)",
-                                                               regions: regions)))
+                scores.append(report(await ClipEvaluator.score(video: clip.video, truth: truth, name: clipName,
+                                                               regions: regions, cache: cacheURL)))
             }
         }
         return scores
@@ -113,7 +169,8 @@ struct Accuracy: AsyncParsableCommand {
                 + (score.failure.map { " FAILED: \($0)" } ?? "")
                 + String(format: " snr %.1f cons %.2f skin %.2f ", score.snr ?? .nan, score.consistency ?? .nan,
                          score.skinCoverage ?? .nan)
-                + (score.breathing ?? []).joined(separator: ", ") + "\n"
+                + (score.breathing ?? []).joined(separator: ", ")
+                + " | " + (score.reliability ?? []).map { String(format: "%.2f", $0) }.joined(separator: " ") + "\n"
             ).utf8))
         }
         return score

@@ -68,7 +68,13 @@ struct AccuracyReport {
         let bad = withPulse.filter { abs($0.heartRateError ?? 0) > 3 } + pulseFree
         let auc = rocArea(positives: good.compactMap(\.confidence), negatives: bad.compactMap(\.confidence))
         let quietFree = pulseFree.filter { ($0.confidence ?? 0) < ConfidenceModel.retry }.count
+        func mae(_ clips: [ClipScore]) -> String {
+            clips.isEmpty ? "–" : String(format: "%.2f", mean(clips.compactMap(\.heartRateError).map(abs)))
+        }
+        let answered = withPulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.retry }
         return """
+            HR MAE over what a scan answers (confidence >= 0.4): \(mae(answered)) bpm over \(answered.count) of \
+            \(withPulse.count); over the reliable ones (>= 0.7): \(mae(reliable)) bpm over \(reliable.count)
             confidence: \(reliable.count)/\(withPulse.count) pulse clips at >= 0.7, of which \(wrongButSure.count) off by more than 3 bpm; \
             \(quietFree)/\(pulseFree.count) pulse-free clips below 0.4 (max \(String(format: "%.2f", pulseFree.compactMap(\.confidence).max() ?? 0))); \
             ROC area good (|error| <= 3 bpm) vs bad (worse, or no pulse): \(auc.map { String(format: "%.3f", $0) } ?? "–")

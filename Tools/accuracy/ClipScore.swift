@@ -29,6 +29,8 @@ struct ClipScore: Codable {
     var consistency: Double?
     var skinCoverage: Double?
     var breathing: [String]?
+    /// The reliability signals behind the confidence (ConfidenceModel.featureNames), for fitting it.
+    var reliability: [Double]?
 
     var heartRateError: Double? {
         guard let heartRate, let truthHeartRate else { return nil }
@@ -45,7 +47,10 @@ enum ClipEvaluator {
         case truth
     }
 
-    static func score(video: URL, truth: GroundTruthFile, name: String, regions source: RegionSource) async -> ClipScore {
+    /// Measures `video` (or reads its frames from `cache`, keeping them there when
+    /// measured) and scores it.
+    static func score(video: URL?, truth: GroundTruthFile, name: String, regions source: RegionSource,
+                      cache: URL? = nil) async -> ClipScore {
         let started = Date()
         var score = ClipScore(clip: name, scenario: truth.scenario, pulsePresent: truth.pulsePresent,
                               truthHeartRate: truth.meanHeartRate, truthRespiratoryRate: truth.respiratoryRate,
@@ -58,7 +63,16 @@ enum ClipEvaluator {
             return score
         }
         do {
-            let frames = try await measure(video: video, truth: truth, source: source)
+            let frames: [SignalFrame]
+            let cached = cache.map { FrameCache.framesURL($0, clip: name, source: source) }
+            if let cached, FileManager.default.fileExists(atPath: cached.path) {
+                frames = try FrameCache.load(cached)
+            } else if let video {
+                frames = try await measure(video: video, truth: truth, source: source)
+                if let cached { try FrameCache.save(frames, to: cached) }
+            } else {
+                throw ValidationError("\(name): no video and no cached frames")
+            }
             let analysisStart = Date()
             let estimate = try VitalsAnalyzer().analyze(frames)
             score.analysisSeconds = Date().timeIntervalSince(analysisStart)
@@ -70,6 +84,7 @@ enum ClipEvaluator {
             score.snr = estimate.quality.snr
             score.consistency = estimate.quality.consistency
             score.skinCoverage = estimate.quality.skinCoverage
+            score.reliability = ConfidenceModel.features(estimate.quality)
             score.breathing = estimate.breathingReadings.map {
                 String(format: "%@ %.1f q%.2f", $0.source.rawValue, $0.breathsPerMinute, $0.quality)
             }
@@ -93,15 +108,12 @@ enum ClipEvaluator {
     static func measure(video: URL, truth: GroundTruthFile, source: RegionSource) async throws -> [SignalFrame] {
         switch source {
         case .truth:
-            return try FileMeasurement.frames(
+            return try await FileMeasurement.frames(
                 path: video.path, fps: UInt32(truth.fps.rounded()), timestamps: truth.frameTimes
             ) { i in regions(truth, frame: i) }
         case .tracker:
-            let reporter = ScanReporter(total: truth.durationSeconds, analyzer: VitalsAnalyzer()) { _ in }
-            return try await FileScan.run(path: video.path, fps: UInt32(truth.fps.rounded()),
-                                          duration: truth.durationSeconds, timestamps: truth.frameTimes,
-                                          pipeline: ScanPipeline.withFaceDetector(quality: .init(reportsCameraTuning: false)),
-                                          report: reporter)
+            return try await ScanSession.measureReplay(path: video.path, fps: UInt32(truth.fps.rounded()),
+                                                       timestamps: truth.frameTimes)
         }
     }
 

@@ -3,7 +3,9 @@
 # on the same frames, in one run. Installs what it needs (Python venv with
 # NumPy + OpenCV under .build-bench/venv; apt packages if missing), builds in
 # release mode, generates the clips, runs both sides pinned to one core and
-# prints the side-by-side table with the DESIGN.md section 7 targets.
+# prints the side-by-side table with the DESIGN.md section 7 targets. The C
+# side runs with the camera path's capture configuration (detector thumbnail
+# 320 pixels wide at the frame's aspect, every 3rd frame).
 #
 #   Tools/bench/run-bench.sh            # about 1-2 minutes on 2 cores
 #   BENCH_SECONDS=3 Tools/bench/run-bench.sh   # longer timing per line
@@ -32,8 +34,12 @@ command -v python3 >/dev/null || apt_install python3
 command -v swift >/dev/null || { echo "run-bench.sh: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
 [ -e /usr/include/turbojpeg.h ] || apt_install libturbojpeg0-dev
 
-if ! { [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import numpy, cv2' 2>/dev/null; }; then
-    say "Python venv with numpy + opencv-python-headless in $VENV"
+# Pinned versions (requirements-python-peer.txt: OpenCV 4.x), so runs compare;
+# the venv is rebuilt when the pins change.
+REQ="$ROOT/Tools/bench/requirements-python-peer.txt"
+WANT="$(sha256sum "$REQ" | cut -c1-16)"
+if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/.requirements" 2>/dev/null)" != "$WANT" ]; then
+    say "Python venv with the pinned numpy + opencv-python-headless in $VENV"
     rm -rf "$VENV"
     if ! python3 -m venv "$VENV" >/dev/null 2>&1; then
         # Debian's python3 needs python3-venv (ensurepip) for this.
@@ -41,9 +47,11 @@ if ! { [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import numpy, cv2' 2>
         apt_install python3-venv
         python3 -m venv "$VENV"
     fi
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check numpy opencv-python-headless
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQ"
+    echo "$WANT" >"$VENV/.requirements"
 fi
 PY="$VENV/bin/python"
+say "$("$PY" -c 'import sys, cv2, numpy; print(f"Python {sys.version.split()[0]}, OpenCV {cv2.__version__}, NumPy {numpy.__version__}")')"
 
 # --- build -------------------------------------------------------------------
 BIN="$(build_release "$SCRATCH" run-bench.sh ccore-bench ccore-testclip)"
@@ -73,6 +81,7 @@ say "Python peer: python_peer.py on CPU $CPU"
 
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo
+# The report's header names the Python peer's versions (OpenCV, NumPy).
 "$PY" Tools/bench/report.py "$OUT/ccore.json" "$OUT/python.json" \
     --load-before "$LOAD_BEFORE" --load-after "$LOAD_AFTER" | tee "$OUT/report.txt"
 echo

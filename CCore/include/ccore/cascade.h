@@ -52,6 +52,10 @@ typedef struct {
      *  (the smallest is then the cascade's window). */
     uint32_t min_face_size;
     uint32_t max_face_size;
+    /** Search only windows inside this area (input pixels; roi_width and
+     *  roi_height 0 = the whole image). Windows are placed on the same grid as
+     *  a whole-image search, so the area finds what that search finds there. */
+    uint32_t roi_x, roi_y, roi_width, roi_height;
 } ccore_face_params;
 
 /** Fills the defaults above. */

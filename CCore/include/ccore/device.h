@@ -22,12 +22,19 @@ typedef enum {
     CCORE_ACCESS_AUTHORIZED = 3,
 } ccore_access_status;
 
+/** Longest device path (bytes, NUL excluded) the access check describes;
+ *  a longer one is reported as NOT_DETERMINED with error ENAMETOOLONG. */
+#define CCORE_DEVICE_PATH_MAX 511
+/** Size of ccore_access.reason: the longest reason, naming a path of
+ *  CCORE_DEVICE_PATH_MAX bytes and its group, fits whole (never truncated). */
+#define CCORE_ACCESS_REASON_SIZE 1024
+
 typedef struct {
     ccore_access_status status;
     /** errno of the failing check, 0 when authorized. */
     int error;
-    /** Plain-words reason and, when denied, the fix. */
-    char reason[256];
+    /** Plain-words reason and, when denied, the fix (udev rule, group). */
+    char reason[CCORE_ACCESS_REASON_SIZE];
 } ccore_access;
 
 /** Checks access to a device node without streaming from it. */
@@ -38,7 +45,8 @@ typedef struct {
     char driver[16];
     char card[32];
     char bus_info[32];
-    /** V4L2 device capabilities (V4L2_CAP_*). */
+    /** V4L2 device capabilities (V4L2_CAP_*): V4L2_CAP_VIDEO_CAPTURE and/or
+     *  V4L2_CAP_VIDEO_CAPTURE_MPLANE (both APIs are used). */
     uint32_t capabilities;
     ccore_access access;
 } ccore_device_info;
@@ -54,7 +62,8 @@ typedef struct {
      *  the driver does not enumerate intervals. */
     uint32_t interval_numerator;
     uint32_t interval_denominator;
-    /** 1 when the core can process this format. */
+    /** 1 when the core can process this format: natively (in place, or MJPEG)
+     *  or converted to RGB through libv4lconvert (Bayer and other orders). */
     uint32_t supported;
 } ccore_device_mode;
 

@@ -4,7 +4,12 @@
  * negated errno value (-EBUSY, -EACCES, -ENODEV, ...) straight from the
  * system, or one of the CCore-specific codes below, which sit above the errno
  * range so the two never collide. Handles that can fail keep a detailed,
- * human message of their last error (see each module's *_error_message). */
+ * human message of their last error (see each module's *_error_message).
+ *
+ * NULL handles and outputs are handled alike everywhere: calls returning a code
+ * return -EINVAL, getters clear their output (a NULL source's stats read
+ * FAILED / -EINVAL), counts and sizes read 0, predicates false, pointers NULL,
+ * messages "", and destroy / void calls do nothing. */
 #ifndef CCORE_ERROR_H
 #define CCORE_ERROR_H
 

@@ -65,6 +65,20 @@ uint64_t ccore_pixel_format_frame_size(ccore_pixel_format format, uint32_t width
 int ccore_image_wrap_packed(ccore_image *image, ccore_pixel_format format, ccore_color_range range,
                             uint32_t width, uint32_t height, const uint8_t *data);
 
+/** Fills `image` as a view of one buffer whose luma rows are `bytes_per_line`
+ *  apart, V4L2's single-buffer layout: each plane follows the previous one,
+ *  NV12's interleaved chroma rows and 4:4:4's chroma planes have the luma's
+ *  stride, YUV420's and YUV422P's chroma planes half of it. Drivers pad rows
+ *  (ISP nodes to 16, 32 or 64 bytes); 0 means tightly packed. -EINVAL for an
+ *  unknown format, a zero size or a stride shorter than a row. */
+int ccore_image_wrap_strided(ccore_image *image, ccore_pixel_format format, ccore_color_range range,
+                             uint32_t width, uint32_t height, const uint8_t *data, uint32_t bytes_per_line);
+
+/** Bytes the view ccore_image_wrap_strided builds spans (all planes, padding
+ *  included): a buffer shorter than that is damaged. 0 when the layout is invalid. */
+uint64_t ccore_image_strided_size(ccore_pixel_format format, uint32_t width, uint32_t height,
+                                  uint32_t bytes_per_line);
+
 #ifdef __cplusplus
 }
 #endif

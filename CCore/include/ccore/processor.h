@@ -33,6 +33,11 @@ typedef struct {
     uint32_t thumbnail_every;
     /** Smallest ROI side, in decoded pixels, an MJPEG decode scale may leave. */
     uint32_t min_roi_pixels;
+    /** RGB preview size (0 disables) and period in frames; produced only
+     *  while switched on with ccore_processor_set_preview. */
+    uint32_t preview_width;
+    uint32_t preview_height;
+    uint32_t preview_every;
 } ccore_processor_config;
 
 /** One frame as a source hands it over. */
@@ -70,6 +75,15 @@ void ccore_processor_sample_lost(ccore_processor *proc, const ccore_frame_sample
  *  last call into `dst` and returns 1, or returns 0 when there is none. */
 int ccore_processor_take_thumbnail(ccore_processor *proc, uint8_t *dst, uint32_t dst_size, uint32_t *width,
                                    uint32_t *height, uint64_t *sequence);
+
+/** Any thread: switches the RGB preview on or off (off at create). */
+void ccore_processor_set_preview(ccore_processor *proc, int on);
+
+/** Reader side (one thread): copies the newest RGB24 preview published since
+ *  the last call into `dst` (width * height * 3 bytes) and returns 1, or
+ *  returns 0 when there is none. */
+int ccore_processor_take_preview(ccore_processor *proc, uint8_t *dst, uint32_t dst_size, uint32_t *width,
+                                 uint32_t *height, uint64_t *sequence);
 
 typedef struct {
     uint64_t frames;       /* frames handed in */

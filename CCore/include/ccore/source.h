@@ -36,7 +36,10 @@ typedef struct {
     uint32_t buffer_count;
     /** Ring capacity in samples (rounded up to a power of two). */
     uint32_t ring_capacity;
-    /** Thumbnail size for the face detector; 0 disables thumbnails. */
+    /** Thumbnail size for the face detector; 0 disables thumbnails. With
+     *  thumbnail_height 0 the thumbnail fits a thumbnail_width square at the
+     *  negotiated frame's aspect ratio (a camera may settle on another size
+     *  than asked, a file may be portrait). */
     uint32_t thumbnail_width;
     uint32_t thumbnail_height;
     /** Publish a thumbnail every k-th frame. */
@@ -52,10 +55,22 @@ typedef struct {
      *  the consumer drains them (the ring then applies back-pressure instead
      *  of overflowing, so a file replay never loses a sample). */
     uint32_t realtime;
+    /** Files replayed with realtime = 0: the capture thread hands over one
+     *  sample and waits until the consumer calls ccore_source_ack before it
+     *  reads the next frame, so regions published while handling sample n
+     *  apply exactly from frame n + 1 (a replay gives the same result every
+     *  time). Ignored for cameras and realtime replays. */
+    uint32_t lockstep;
+    /** RGB preview (imageOutput): fits a preview_size square at the frame's
+     *  aspect ratio, every preview_every-th frame, while switched on with
+     *  ccore_source_set_preview; 0 = no preview. */
+    uint32_t preview_size;
+    uint32_t preview_every;
 } ccore_source_config;
 
 /** Sensible defaults: 640x480 at 30 fps, automatic format, 4 buffers, ring
- *  of 256, 160x120 thumbnail every 3rd frame, lock controls after 2 s. */
+ *  of 256, 160x120 thumbnail every 3rd frame, lock controls after 2 s, no
+ *  lockstep, no preview. */
 void ccore_source_config_init(ccore_source_config *config);
 
 typedef enum {
@@ -89,10 +104,14 @@ typedef struct {
 
 /** What was negotiated (cameras) or read from the header (files). */
 typedef struct {
+    /** The device's (or file's) fourcc, e.g. 'NM12' for two-buffer NV12 or 'BA81' for Bayer. */
     uint32_t fourcc;
-    ccore_pixel_format pixel_format; /* CCORE_PIXEL_NONE for MJPEG */
+    /** What the kernels read: CCORE_PIXEL_NONE for MJPEG, CCORE_PIXEL_RGB24 for the
+     *  formats converted through libv4lconvert, the layout (NV12 for NM12, ...) otherwise. */
+    ccore_pixel_format pixel_format;
     uint32_t width;
     uint32_t height;
+    /** The driver's bytesperline of the first (luma or only) plane; it may exceed a row. */
     uint32_t bytes_per_line;
     uint32_t interval_numerator;
     uint32_t interval_denominator;
@@ -101,8 +120,19 @@ typedef struct {
     uint64_t frame_count;
 } ccore_stream_format;
 
-/** Opens a V4L2 capture node: checks capabilities, negotiates format and
- *  frame interval, requests and maps the buffers. Errors: -ENOENT (no node),
+/** Bytes that hold any message a source writes whole (an access denial names
+ *  the path and the udev rule, see CCORE_ACCESS_REASON_SIZE): pass a buffer of
+ *  this size to the open calls. A smaller one gets the message cut short. */
+#define CCORE_SOURCE_MESSAGE_SIZE 1280
+
+/** Opens a V4L2 capture node (single- or multi-planar API): checks capabilities, negotiates format and
+ *  frame interval, requests and maps the buffers (every plane). Formats the
+ *  kernels read in place (YUYV, NV12/NV12M, YUV420/YUV420M, YUV422P/YUV422M,
+ *  RGB24, GREY; rows padded to any bytesperline) stay zero-copy; MJPEG is
+ *  decoded at a reduced scale; Bayer and the other formats libv4lconvert
+ *  knows are converted to RGB24 into one buffer allocated here (their
+ *  ccore_stream_format reports the device's fourcc with pixel format RGB24).
+ *  Errors: -ENOENT (no node),
  *  -EACCES (no permission), -EBUSY (another process streams it),
  *  CCORE_E_NOT_CAPTURE, CCORE_E_NO_FORMAT, or the failing ioctl's -errno.
  *  On error *out is NULL and, if `message` is non-NULL, a description is
@@ -137,6 +167,24 @@ int ccore_source_set_rois(ccore_source *source, const ccore_roi_set *rois);
  *  when there is nothing new. `sequence` gets the frame's sequence number. */
 int ccore_source_take_thumbnail(ccore_source *source, uint8_t *dst, uint32_t dst_size, uint32_t *width,
                                 uint32_t *height, uint64_t *sequence);
+
+/** A file descriptor (eventfd) that becomes readable when samples arrive in
+ *  the ring or the source finishes or fails: a consumer waits on it (poll,
+ *  epoll, a dispatch source) instead of polling the ring. Reading it resets
+ *  it; drain the ring after each wake-up. Owned by the source. */
+int ccore_source_sample_fd(const ccore_source *source);
+
+/** Lockstep replays: the consumer is done with the sample it popped last; the
+ *  capture thread may read the next frame. A no-op for other sources. */
+int ccore_source_ack(ccore_source *source);
+
+/** Switches the RGB preview on or off (needs preview_size at open). */
+int ccore_source_set_preview(ccore_source *source, int on);
+
+/** Copies the newest RGB24 preview published since the last call into `dst`
+ *  (at least width*height*3 bytes) and returns 1; 0 when there is nothing new. */
+int ccore_source_take_preview(ccore_source *source, uint8_t *dst, uint32_t dst_size, uint32_t *width,
+                              uint32_t *height, uint64_t *sequence);
 
 void ccore_source_get_stats(const ccore_source *source, ccore_source_stats *out);
 void ccore_source_get_format(const ccore_source *source, ccore_stream_format *out);

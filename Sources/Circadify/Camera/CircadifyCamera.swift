@@ -1,12 +1,25 @@
+import Glibc
 import Observation
+
+/// How a replayed file's frames are paced.
+public enum ReplayPace: Sendable, Equatable {
+    /// At the file's own frame rate, as a camera delivers them.
+    case realtime
+    /// As fast as the pipeline processes them, one frame at a time, so a replay
+    /// gives the same result every time (tests, batch processing).
+    case asFastAsProcessed
+}
 
 /// The camera a preview shows and a measurement records (seed "Methods").
 /// On Linux it is a V4L2 capture node: `.front` is the first capture-capable
-/// node (mirrored preview), `.back` the next one (unmirrored), or name one
-/// with `init(devicePath:position:)`.
+/// node (mirrored preview), `.back` the next one (unmirrored); or name one with
+/// `init(devicePath:position:)`, or replay a video file with
+/// `init(replaying:fps:pace:)`, which runs through the very same session.
 ///
 /// Face tracking (`startFaceTracking()`) publishes `scanFace`; quality
 /// warnings reach `onQualityWarning` on the main actor while the camera runs.
+/// Opening the device, scanning /dev and loading the face detector happen off
+/// the main actor.
 @MainActor @Observable
 public final class CircadifyCamera {
     public enum Position: Sendable { case front, back }
@@ -21,31 +34,55 @@ public final class CircadifyCamera {
     public private(set) var scanFace: CircadifyScanFace?
     /// Headless guidance (SmartSpectra's `validationStatus`): nil until the camera runs.
     public private(set) var validationStatus: ValidationStatus?
+    /// The node (or file) this camera opens: the named one, or the position's once
+    /// `start()` or `requestAccess()` has looked /dev up; nil when there is none.
+    public private(set) var devicePath: String?
 
-    @ObservationIgnored private let explicitPath: String?
-    @ObservationIgnored package private(set) var session: CameraSession?
+    @ObservationIgnored private let source: Source
+    @ObservationIgnored package private(set) var session: ScanSession?
     @ObservationIgnored private var listener: Task<Void, Never>?
+    /// The last session's release, which the next `start()` waits for.
+    @ObservationIgnored private var releasing: Task<Void, Never>?
     @ObservationIgnored private var trackingRequested = false
+    /// Why the last session ended on its own, for a measurement asked for after it.
+    @ObservationIgnored private var endedWith: CircadifyError?
+    @ObservationIgnored private var imageOutputRequested = false
+    /// Measurements and monitors attached to this camera (see `CircadifySDK`).
+    @ObservationIgnored package var measuring = false
+    @ObservationIgnored private var observers = [ObjectIdentifier: @MainActor (CameraEvent) -> Void]()
 
+    private enum Source: Equatable {
+        case position
+        case device(String)
+        case replay(path: String, fps: UInt32, pace: ReplayPace)
+    }
+
+    /// The position's node is looked up in the background (listing /dev opens every
+    /// node), so `devicePath` and `authorizationStatus` fill in a moment after init.
     public init(position: Position = .front) {
         self.position = position
-        explicitPath = nil
-        authorizationStatus = Self.status(of: devicePath)
+        source = .position
+        Task { [weak self] in await self?.refreshStatus() }
     }
 
     /// A named capture node, e.g. "/dev/video2"; `position` says whether its preview is mirrored.
     public init(devicePath: String, position: Position = .front) {
         self.position = position
-        explicitPath = devicePath
-        authorizationStatus = Self.status(of: devicePath)
+        source = .device(devicePath)
+        self.devicePath = devicePath
+        authorizationStatus = AVAuthorizationStatus(CameraDevice.access(path: devicePath).0)
     }
 
-    /// The node this camera opens: the named one, else the position's; nil when there is none.
-    public var devicePath: String? {
-        if let explicitPath { return explicitPath }
-        let cameras = (try? CameraDevice.list()) ?? []
-        let index = position == .front ? 0 : 1
-        return cameras.indices.contains(index) ? cameras[index].path : nil
+    /// A camera whose frames come from a Y4M or raw MJPEG file, through the same
+    /// session and scan driver as a device: for integrators and tests without a
+    /// camera. `fps` is the frame rate of a raw MJPEG file (a Y4M file carries its
+    /// own). Not mirrored. When the file ends the camera stops, and a measurement
+    /// still running fails with `captureFailed`.
+    public init(replaying path: String, fps: Int = 30, pace: ReplayPace = .realtime) {
+        position = .back
+        source = .replay(path: path, fps: UInt32(clamping: max(fps, 1)), pace: pace)
+        devicePath = path
+        authorizationStatus = Self.fileStatus(path)
     }
 
     /// Refreshes `authorizationStatus` and returns whether the camera may be
@@ -53,45 +90,58 @@ public final class CircadifyCamera {
     /// group and mode (see the README's "Camera access").
     @discardableResult
     public func requestAccess() async -> Bool {
-        authorizationStatus = Self.status(of: devicePath)
+        await refreshStatus()
         return authorizationStatus == .authorized
     }
 
     /// Opens the camera and starts streaming.
     /// - Throws: `CircadifyError.cameraNotAvailable` (no camera for this
     ///   position), `.cameraPermissionDenied` (the fix is in its message),
-    ///   `.cameraInUse` (another process streams it), `.captureFailed`.
+    ///   `.cameraInUse` (another process streams it), `.captureFailed`,
+    ///   `.processingFailed` (the face detector's data is missing), `.cancelled`
+    ///   (`stop()` was called before it finished).
     public func start() async throws {
-        guard !isRunning else { return }
-        guard let path = devicePath else { throw CircadifyError.cameraNotAvailable }
-        authorizationStatus = Self.status(of: path)
-        let session = try CameraSession(devicePath: path, mirrored: position == .front)
-        try await session.start()
-        self.session = session
-        isRunning = true
-        // Ends with the session's event stream, which ends when capture does.
-        listener = Task { [weak self] in
-            for await event in session.events { self?.apply(event, from: session) }
-        }
-        if trackingRequested { await session.setTracking(true) }
+        try await open()
     }
 
-    /// Stops streaming, restores the camera's controls and releases it.
+    /// As `start()`, with the typed error.
+    package func open() async throws(CircadifyError) {
+        guard session == nil else { return }
+        // A camera stopped a moment ago is released before it is opened again.
+        await releasing?.value
+        guard session == nil else { return }
+        guard let input = await resolveInput() else { throw .cameraNotAvailable }
+        endedWith = nil
+        let session = ScanSession(input, mirrored: position == .front && !isReplay)
+        self.session = session
+        listen(to: session)
+        if trackingRequested { await session.setTracking(true) }
+        if imageOutputRequested { await session.setImageOutput(true) }
+        do {
+            try await session.start()
+        } catch {
+            if self.session === session { detach(session) }
+            throw error
+        }
+        // stop() during start: the session was told and start threw; but a stop
+        // followed by another start may have replaced it meanwhile.
+        guard self.session === session else { throw .cancelled }
+        isRunning = true
+    }
+
+    /// Stops streaming, restores the camera's controls and releases it. A
+    /// measurement in progress ends with `cancelled`. The release finishes in
+    /// the background; a `start()` right after waits for it.
     public func stop() {
         guard let session else { return }
-        self.session = nil
-        isRunning = false
-        scanFace = nil
-        validationStatus = nil
-        Task { await session.stop() }
+        detach(session)
     }
 
     /// Stops as `stop()` does and returns once the camera is released and its
     /// controls restored (for callers that reopen it, or exit, right after).
     package func release() async {
-        guard let session else { return }
         stop()
-        await session.stop()
+        await releasing?.value
     }
 
     /// Begins updating `scanFace` (the preview's guide does this on its own).
@@ -107,7 +157,68 @@ public final class CircadifyCamera {
         if let session { Task { await session.setTracking(false) } }
     }
 
-    private func apply(_ event: CameraEvent, from source: CameraSession) {
+    /// One measurement on this camera's running session: settle, find the face,
+    /// record `duration` seconds, analyse. One at a time per camera.
+    /// - Throws: `processingFailed` when one already runs here; the session's errors.
+    package func measure(duration: Double, progress: @escaping @Sendable (ScanProgress) -> Void)
+        async throws(CircadifyError) -> VitalSignsResult {
+        guard let session else { throw endedWith ?? .captureFailed("the camera is not running; start it first") }
+        guard !measuring else {
+            throw .processingFailed("a measurement is already running on this camera; wait for it or cancel it")
+        }
+        measuring = true
+        defer { measuring = false }
+        do {
+            return try await session.measureVitals(duration: duration, progress: progress)
+        } catch {
+            // A camera that stopped under the measurement is not running any more when it throws.
+            if await session.hasEnded, self.session === session { detach(session) }
+            throw error
+        }
+    }
+
+    /// RGB pictures of the stream for `CameraEvent.image` observers (the SDK's `imageOutput`).
+    package func setImageOutput(_ on: Bool) {
+        imageOutputRequested = on
+        if let session { Task { await session.setImageOutput(on) } }
+    }
+
+    /// Calls `handler` with every event of this camera's sessions until removed.
+    package func addObserver(_ owner: AnyObject, _ handler: @escaping @MainActor (CameraEvent) -> Void) {
+        observers[ObjectIdentifier(owner)] = handler
+    }
+
+    package func removeObserver(_ owner: AnyObject) {
+        observers[ObjectIdentifier(owner)] = nil
+    }
+
+    private var isReplay: Bool {
+        if case .replay = source { return true }
+        return false
+    }
+
+    private func listen(to session: ScanSession) {
+        // Ends with the session's event stream, which ends when capture does.
+        listener = Task { [weak self] in
+            for await event in session.events { self?.apply(event, from: session) }
+        }
+    }
+
+    /// Forgets `session` and has it released (stopped, or its teardown awaited
+    /// when it ended on its own) before the next `start()` or `release()` returns.
+    private func detach(_ session: ScanSession) {
+        self.session = nil
+        isRunning = false
+        scanFace = nil
+        validationStatus = nil
+        let previous = releasing
+        releasing = Task {
+            await previous?.value
+            await session.stop()
+        }
+    }
+
+    private func apply(_ event: CameraEvent, from source: ScanSession) {
         // A stopped session's last words must not touch the camera's next one.
         guard source === session else { return }
         switch event {
@@ -117,15 +228,51 @@ public final class CircadifyCamera {
             onQualityWarning?(warning)
         case .validation(let status):
             validationStatus = status
-        case .ended:
-            session = nil
-            isRunning = false
-            scanFace = nil
+        case .ended(let failure):
+            endedWith = failure
+            detach(source)
+        case .live, .image:
+            break
+        }
+        for observer in observers.values { observer(event) }
+    }
+
+    /// The session input, looking /dev up off the main actor for a position.
+    private func resolveInput() async -> SessionInput? {
+        switch source {
+        case .device(let path):
+            authorizationStatus = AVAuthorizationStatus(CameraDevice.access(path: path).0)
+            return .device(path)
+        case .replay(let path, let fps, let pace):
+            authorizationStatus = Self.fileStatus(path)
+            return .replay(path: path, fps: fps, pace: pace)
+        case .position:
+            await refreshStatus()
+            return devicePath.map { .device($0) }
         }
     }
 
-    private static func status(of path: String?) -> AVAuthorizationStatus {
-        guard let path else { return .notDetermined }
-        return AVAuthorizationStatus(CameraDevice.access(path: path).0)
+    private func refreshStatus() async {
+        switch source {
+        case .device(let path):
+            authorizationStatus = AVAuthorizationStatus(CameraDevice.access(path: path).0)
+        case .replay(let path, _, _):
+            authorizationStatus = Self.fileStatus(path)
+        case .position:
+            let index = position == .front ? 0 : 1
+            let found = await Task.detached { () -> (String, AVAuthorizationStatus)? in
+                let cameras = (try? CameraDevice.list()) ?? []
+                guard cameras.indices.contains(index) else { return nil }
+                return (cameras[index].path, AVAuthorizationStatus(cameras[index].access))
+            }.value
+            devicePath = found?.0
+            authorizationStatus = found?.1 ?? .notDetermined
+        }
+    }
+
+    /// A replayed file's access: readable, there but not readable, or missing.
+    private static func fileStatus(_ path: String) -> AVAuthorizationStatus {
+        if Glibc.access(path, R_OK) == 0 { return .authorized }
+        return errno == ENOENT ? .notDetermined : .denied
     }
 }

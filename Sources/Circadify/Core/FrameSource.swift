@@ -16,6 +16,8 @@ package struct FrameSourceConfiguration: Sendable {
     /// V4L2 fourcc to force, e.g. "MJPG"; nil chooses automatically.
     package var fourcc: String?
     package var ringCapacity: UInt32 = 256
+    /// The face detector's thumbnail. With `thumbnailHeight` 0 it fits a
+    /// `thumbnailWidth` square at the negotiated frame's aspect ratio.
     package var thumbnailWidth: UInt32 = 160
     package var thumbnailHeight: UInt32 = 120
     package var thumbnailEvery: UInt32 = 3
@@ -25,6 +27,13 @@ package struct FrameSourceConfiguration: Sendable {
     package var powerLineHertz: UInt32?
     /// Files: pace at the stream's frame rate (true) or as fast as drained (false).
     package var realtime = true
+    /// Files replayed as fast as drained: one frame at a time, each read only
+    /// once the consumer asks for the next sample (see `SampleStream`).
+    package var lockstep = false
+    /// RGB preview (`imageOutput`): fits this square, 0 for none; produced
+    /// every `previewEvery`-th frame while switched on.
+    package var previewSize: UInt32 = 0
+    package var previewEvery: UInt32 = 3
 
     package init() {}
 
@@ -43,6 +52,9 @@ package struct FrameSourceConfiguration: Sendable {
             + $0.components.attoseconds / 1_000_000_000_000_000) } ?? 0
         c.power_line_hz = powerLineHertz ?? 0
         c.realtime = realtime ? 1 : 0
+        c.lockstep = lockstep ? 1 : 0
+        c.preview_size = previewSize
+        c.preview_every = previewEvery
         return c
     }
 
@@ -80,26 +92,36 @@ package struct LumaThumbnail: Sendable {
     package var pixels: [UInt8]
 }
 
+/// An RGB picture of a recent frame, for people to look at.
+package struct RGBFrame: Sendable, Equatable {
+    package var width: Int, height: Int, sequence: UInt64
+    /// RGB24, rows top to bottom, 3 * width bytes each.
+    package var pixels: [UInt8]
+}
+
 /// A camera or a video file running through the C core. The capture thread
-/// measures every frame; `samples()` drains the core's ring into an async
-/// stream that ends when a file is finished and throws when capture fails.
+/// measures every frame; `samples()` hands them out one at a time from the
+/// core's ring (see `SampleStream`): the sequence ends when a file is
+/// finished or the source stopped, and throws when capture fails.
 package actor FrameSource {
     private let handle: SourceHandle
+    private let wakeup: SampleWakeup
     package nonisolated let input: FrameSourceInput
     package nonisolated let format: StreamFormat
-    private var drain: Task<Void, Never>?
+    /// The face detector's thumbnail size, as fitted to the negotiated format.
+    package nonisolated let thumbnailSize: (width: Int, height: Int)
     private var started = false
-    private let thumbnailCapacity: Int
+    private let previewCapacity: Int
 
     package init(_ input: FrameSourceInput, configuration: FrameSourceConfiguration = .init()) throws(CoreError) {
         self.input = input
-        thumbnailCapacity = Int(configuration.thumbnailWidth) * Int(configuration.thumbnailHeight)
         switch input {
         case .device(let path):
             handle = try SourceHandle.open(path: path, config: configuration.cValue, using: ccore_source_open_device)
         case .file(let path):
             handle = try SourceHandle.open(path: path, config: configuration.cValue, using: ccore_source_open_file)
         }
+        wakeup = SampleWakeup(fd: ccore_source_sample_fd(handle.raw))
         var f = ccore_stream_format()
         ccore_source_get_format(handle.raw, &f)
         var cc = [CChar](repeating: 0, count: 5)
@@ -110,28 +132,33 @@ package actor FrameSource {
             fourcc: name, width: f.width, height: f.height,
             framesPerSecond: f.interval_numerator == 0 ? 0 : Double(f.interval_denominator) / Double(f.interval_numerator),
             bufferCount: f.buffer_count)
+        thumbnailSize = Self.fitted(configuration.thumbnailWidth, configuration.thumbnailHeight, to: f)
+        let preview = Self.fitted(configuration.previewSize, 0, to: f)
+        previewCapacity = preview.width * preview.height * 3
     }
 
-    /// Starts capture and returns the stream of samples. Call once.
-    package func samples() throws(CoreError) -> AsyncThrowingStream<FrameSample, Error> {
+    /// The size the core gives a thumbnail or preview: as configured, or fitted
+    /// to a `side` square at the frame's aspect when `height` is 0.
+    private static func fitted(_ side: UInt32, _ height: UInt32, to f: ccore_stream_format) -> (width: Int, height: Int) {
+        guard side > 0 else { return (0, 0) }
+        if height > 0 { return (Int(side), Int(height)) }
+        var w: UInt32 = 0, h: UInt32 = 0
+        ccore_preview_fit(f.width, f.height, side, &w, &h)
+        return (Int(w), Int(h))
+    }
+
+    /// Starts capture and returns its samples. Call once.
+    package func samples() throws(CoreError) -> SampleStream {
         guard !started else { throw CoreError(code: CoreError.invalidState, message: "the source was already started") }
         try handle.check(ccore_source_start(handle.raw))
         started = true
-        let (stream, continuation) = AsyncThrowingStream<FrameSample, Error>.makeStream(bufferingPolicy: .unbounded)
-        let handle = self.handle
-        drain = Task.detached(priority: .high) {
-            await Self.drainRing(of: handle, into: continuation)
-        }
-        let drainTask = drain
-        continuation.onTermination = { _ in drainTask?.cancel() }
-        return stream
+        return SampleStream(handle: handle, wakeup: wakeup)
     }
 
-    /// Stops capture (idempotent). Camera controls are restored.
-    package func stop() async {
-        drain?.cancel()
-        await drain?.value
+    /// Stops capture (idempotent): the sample sequence ends, camera controls are restored.
+    package func stop() {
         ccore_source_stop(handle.raw)
+        wakeup.fire()
     }
 
     /// Publishes new regions to the capture thread; effective from the next frame.
@@ -144,12 +171,30 @@ package actor FrameSource {
 
     /// The newest thumbnail published since the last call, if any.
     package func takeThumbnail() -> LumaThumbnail? {
-        guard thumbnailCapacity > 0 else { return nil }
-        var pixels = [UInt8](repeating: 0, count: thumbnailCapacity)
+        takePicture(bytes: thumbnailSize.width * thumbnailSize.height, using: ccore_source_take_thumbnail)
+            .map { LumaThumbnail(width: $0.width, height: $0.height, sequence: $0.sequence, pixels: $0.pixels) }
+    }
+
+    /// Switches the RGB preview on or off (a source opened with a preview size).
+    package func setPreview(_ on: Bool) {
+        ccore_source_set_preview(handle.raw, on ? 1 : 0)
+    }
+
+    /// The newest RGB preview published since the last call, if any.
+    package func takePreview() -> RGBFrame? {
+        takePicture(bytes: previewCapacity, using: ccore_source_take_preview)
+    }
+
+    private typealias Taker = (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UInt32, UnsafeMutablePointer<UInt32>?,
+                               UnsafeMutablePointer<UInt32>?, UnsafeMutablePointer<UInt64>?) -> Int32
+
+    /// One of the core's latest-picture mailboxes, read into a fresh array.
+    private func takePicture(bytes: Int, using take: Taker) -> RGBFrame? {
+        guard bytes > 0 else { return nil }
+        var pixels = [UInt8](repeating: 0, count: bytes)
         var width: UInt32 = 0, height: UInt32 = 0, sequence: UInt64 = 0
-        let got = ccore_source_take_thumbnail(handle.raw, &pixels, UInt32(pixels.count), &width, &height, &sequence)
-        guard got == 1 else { return nil }
-        return LumaThumbnail(width: Int(width), height: Int(height), sequence: sequence, pixels: pixels)
+        guard take(handle.raw, &pixels, UInt32(bytes), &width, &height, &sequence) == 1 else { return nil }
+        return RGBFrame(width: Int(width), height: Int(height), sequence: sequence, pixels: pixels)
     }
 
     private static func statistics(of handle: SourceHandle) -> SourceStatistics {
@@ -166,35 +211,5 @@ package actor FrameSource {
         return SourceStatistics(state: state, frames: s.frames, samples: s.samples, dropped: s.dropped,
                                 errorFrames: s.error_frames, ringOverflows: s.ring_overflows,
                                 controlsLocked: s.controls_locked != 0)
-    }
-
-    /// The ring's single consumer. Polls every millisecond when the ring is
-    /// empty (the capture thread makes no system call to wake anyone), so a
-    /// sample waits at most about 1 ms here.
-    private static func drainRing(of handle: SourceHandle,
-                                  into continuation: AsyncThrowingStream<FrameSample, Error>.Continuation) async {
-        guard let ring = ccore_source_ring(handle.raw) else { return continuation.finish() }
-        var sample = ccore_frame_sample()
-        while !Task.isCancelled {
-            if ccore_ring_pop(ring, &sample) {
-                continuation.yield(FrameSample(sample))
-                continue
-            }
-            // Read the state before the final pop: samples pushed before the
-            // thread ended are all in the ring by then.
-            var stats = ccore_source_stats()
-            ccore_source_get_stats(handle.raw, &stats)
-            if stats.state == CCORE_SOURCE_FINISHED || stats.state == CCORE_SOURCE_FAILED {
-                while ccore_ring_pop(ring, &sample) { continuation.yield(FrameSample(sample)) }
-                if stats.state == CCORE_SOURCE_FAILED {
-                    continuation.finish(throwing: CoreError(code: stats.error, message: handle.lastErrorMessage))
-                } else {
-                    continuation.finish()
-                }
-                return
-            }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        continuation.finish()
     }
 }

@@ -20,7 +20,7 @@ final class SourceHandle: @unchecked Sendable {
     static func open(path: String, config: ccore_source_config, using opener: Opener) throws(CoreError) -> SourceHandle {
         var config = config
         var handle: OpaquePointer?
-        var message = [CChar](repeating: 0, count: 512)
+        var message = [CChar](repeating: 0, count: Int(CCORE_SOURCE_MESSAGE_SIZE)) // holds any open error whole
         let rc = message.withUnsafeMutableBufferPointer { buffer in
             opener(path, &config, &handle, buffer.baseAddress!, UInt32(buffer.count))
         }

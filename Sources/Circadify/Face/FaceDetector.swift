@@ -49,12 +49,13 @@ package final class FaceDetector {
     /// Faces in a luma plane (`stride` bytes per row, `width` by default),
     /// largest first. `minFaceSize` / `maxFaceSize` bound the face side in
     /// pixels; `scaleFactor` is the pyramid step (finer finds more, costs
-    /// more); a face needs more than `minNeighbours` raw hits.
+    /// more); a face needs more than `minNeighbours` raw hits; `area` limits the
+    /// search to a rectangle of the image (pixels), on the whole image's grid.
     /// Throws `-EINVAL` for a buffer too small for the size or bad parameters,
     /// `-E2BIG` for an image larger than the detector's maximum.
     package func detect(luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, stride: Int? = nil,
                         minFaceSize: Int? = nil, maxFaceSize: Int? = nil, scaleFactor: Double = 1.1,
-                        minNeighbours: Int = 3) throws(CoreError) -> [DetectedFace] {
+                        minNeighbours: Int = 3, area: PixelRect? = nil) throws(CoreError) -> [DetectedFace] {
         let rowBytes = stride ?? width
         guard width > 0, height > 0, rowBytes >= width, let base = luma.baseAddress,
               luma.count >= rowBytes * (height - 1) + width
@@ -76,6 +77,16 @@ package final class FaceDetector {
         params.min_neighbours = UInt32(minNeighbours)
         params.min_face_size = UInt32(minFaceSize ?? 0)
         params.max_face_size = UInt32(maxFaceSize ?? 0)
+        if let area {
+            guard area.x >= 0, area.y >= 0, area.width > 0, area.height > 0,
+                  area.x + area.width <= width, area.y + area.height <= height else {
+                throw CoreError(code: -EINVAL, message: "search area \(area) is not inside the \(width)x\(height) image")
+            }
+            params.roi_x = UInt32(area.x)
+            params.roi_y = UInt32(area.y)
+            params.roi_width = UInt32(area.width)
+            params.roi_height = UInt32(area.height)
+        }
         var count: UInt32 = 0
         let detector = raw
         let rc = slots.withUnsafeMutableBufferPointer { out in
@@ -91,16 +102,24 @@ package final class FaceDetector {
 
     /// `detect(luma:...)` on a tightly packed or strided array.
     package func detect(luma: [UInt8], width: Int, height: Int, stride: Int? = nil, minFaceSize: Int? = nil,
-                        maxFaceSize: Int? = nil, scaleFactor: Double = 1.1,
-                        minNeighbours: Int = 3) throws(CoreError) -> [DetectedFace] {
+                        maxFaceSize: Int? = nil, scaleFactor: Double = 1.1, minNeighbours: Int = 3,
+                        area: PixelRect? = nil) throws(CoreError) -> [DetectedFace] {
         // Typed throws do not cross withUnsafeBufferPointer's closure: carry the result out.
         let result: Result<[DetectedFace], CoreError> = luma.withUnsafeBufferPointer { buffer in
             Result { () throws(CoreError) in
                 try detect(luma: buffer, width: width, height: height, stride: stride, minFaceSize: minFaceSize,
-                           maxFaceSize: maxFaceSize, scaleFactor: scaleFactor, minNeighbours: minNeighbours)
+                           maxFaceSize: maxFaceSize, scaleFactor: scaleFactor, minNeighbours: minNeighbours, area: area)
             }
         }
         return try result.get()
+    }
+}
+
+/// A rectangle of an image, pixels.
+package struct PixelRect: Sendable, Equatable {
+    package var x: Int, y: Int, width: Int, height: Int
+    package init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x; self.y = y; self.width = width; self.height = height
     }
 }
 

@@ -10,7 +10,10 @@ package struct FrameRegions: Sendable, Equatable {
 }
 
 /// Reads a video file into the signal pipeline's frames at regions given per
-/// frame, learning the skin mask from the face's colour as it goes.
+/// frame (a ground-truth file's, say), learning the skin mask from the face's
+/// colour as it goes: the signal pipeline measured apart from the face
+/// tracking. The file runs through the core's file source in lockstep, so
+/// frame `i` is measured exactly at `regions(i)`.
 package enum FileMeasurement {
     /// - Parameters:
     ///   - regions: the regions of frame `i` (forehead, cheeks, ...).
@@ -19,29 +22,78 @@ package enum FileMeasurement {
     ///   - limit: stop after this many frames.
     package static func frames(path: String, fps: UInt32 = 30, limit: Int = .max,
                                timestamps: [Double]? = nil, skinModel: SkinToneModel = SkinToneModel(),
-                               regions: (Int) -> FrameRegions) throws(CoreError) -> [SignalFrame] {
-        let replay = try FileReplay(path: path, fps: fps, thumbnailWidth: 0) // no detector here
+                               regions: (Int) -> FrameRegions) async throws(CoreError) -> [SignalFrame] {
+        let source = try FrameSource(.file(path), configuration: .lockstepReplay(fps: fps, thumbnailSide: 0))
+        defer { Task { await source.stop() } }
+        let framesPerSecond = source.format.framesPerSecond
         var frames = [SignalFrame]()
         var skin = SkinToneModel.initial
-        var index = 0
-        while index < limit {
-            let wanted = regions(index)
-            // Relearn the mask once a second from the last second of colour.
-            if index >= skinModel.framesToLearn, index % max(1, Int(replay.framesPerSecond)) == 0,
-               let learnt = skinModel.bounds(from: Array(frames.suffix(Int(max(replay.framesPerSecond, 15))))) {
-                skin = learnt
-            }
-            guard let sample = try replay.next(regions: RegionSet(rects: wanted.rects, skin: skin)) else { break }
-            var frame = SignalFrame(sample, faceCenterY: wanted.faceCenterY)
-            if let timestamps {
-                guard index < timestamps.count else {
-                    throw CoreError(code: -22, message: "frame \(index) has no timestamp (\(timestamps.count) given)")
+        var wanted = regions(0)
+        try await source.setRegions(RegionSet(rects: wanted.rects, skin: skin))
+        do {
+            for try await sample in try await source.samples() {
+                let index = frames.count
+                var frame = SignalFrame(sample, faceCenterY: wanted.faceCenterY)
+                if let timestamps {
+                    guard index < timestamps.count else {
+                        throw CoreError(code: -22, message: "frame \(index) has no timestamp (\(timestamps.count) given)")
+                    }
+                    frame.time = timestamps[index]
                 }
-                frame.time = timestamps[index]
+                frames.append(frame)
+                if frames.count >= limit { break }
+                // Relearn the mask once a second from the last second of colour.
+                let next = index + 1
+                if next >= skinModel.framesToLearn, next % max(1, Int(framesPerSecond)) == 0,
+                   let learnt = skinModel.bounds(from: Array(frames.suffix(Int(max(framesPerSecond, 15))))) {
+                    skin = learnt
+                }
+                wanted = regions(next)
+                try await source.setRegions(RegionSet(rects: wanted.rects, skin: skin))
             }
-            frames.append(frame)
-            index += 1
+        } catch let error as CoreError {
+            throw error
+        } catch {
+            throw CoreError(code: -5, message: "\(path): \(error)")
         }
         return frames
+    }
+}
+
+extension FrameSourceConfiguration {
+    /// A file replayed frame by frame in lockstep with its consumer, with the
+    /// face detector's thumbnail fitted to a `thumbnailSide` square (0: none).
+    package static func lockstepReplay(fps: UInt32 = 30, thumbnailSide: UInt32 = UInt32(ScanPipeline.thumbnailSide),
+                                       thumbnailEvery: UInt32 = UInt32(ScanPipeline.thumbnailEvery))
+        -> FrameSourceConfiguration {
+        var configuration = FrameSourceConfiguration()
+        configuration.fps = fps
+        configuration.realtime = false
+        configuration.lockstep = true
+        configuration.thumbnailWidth = thumbnailSide
+        configuration.thumbnailHeight = 0
+        configuration.thumbnailEvery = thumbnailEvery
+        return configuration
+    }
+}
+
+extension ScanSession {
+    /// A replay measured to its end exactly as a scan measures it (detector,
+    /// tracker, regions, skin model), starting once a face is found: for tools
+    /// that score whole files. `timestamps` are the frames' capture times when
+    /// the file's frame rate does not tell them.
+    package static func measureReplay(path: String, fps: UInt32, timestamps: [Double]? = nil)
+        async throws(CircadifyError) -> [SignalFrame] {
+        let session = ScanSession(.replay(path: path, fps: fps, pace: .asFastAsProcessed), mirrored: false,
+                                  timestamps: timestamps)
+        try await session.start()
+        do {
+            let frames = try await session.measure(duration: nil)
+            await session.stop()
+            return frames
+        } catch {
+            await session.stop()
+            throw error
+        }
     }
 }

@@ -12,18 +12,27 @@ package struct ScanRequest: Sendable {
     }
 }
 
-/// Where a scan is: opening the source, waiting for exposure and face to settle,
-/// collecting the measurement, computing the result.
-package enum ScanPhase: String, Sendable { case starting, settling, measuring, analyzing }
+/// Where a measurement is: opening the camera, waiting for its exposure and
+/// the face to settle, recording, computing the result.
+public enum ScanPhase: String, Sendable, Equatable { case starting, settling, measuring, analyzing }
 
-/// A snapshot of a running scan, delivered several times a second.
-package struct ScanProgress: Sendable {
-    package var phase: ScanPhase
-    package var elapsed: Double           // seconds of the measurement so far
-    package var total: Double             // the requested duration
-    package var pulseWave: [Float]        // the last few seconds of band-passed pulse, newest last, roughly -1...1; empty until there is one
-    package var heartRate: Double?        // live estimate, nil until there is one
-    package var hints: [String]           // active quality hints' messages (may be empty)
+/// A snapshot of a running measurement, several times a second of video.
+public struct ScanProgress: Sendable, Equatable {
+    public var phase: ScanPhase
+    /// Seconds of the measurement recorded so far.
+    public var elapsed: Double
+    /// The measurement's duration, seconds.
+    public var total: Double
+    /// The last few seconds of the band-passed pulse wave, newest last, scaled to
+    /// -1...1; empty until there is one.
+    public var pulseWave: [Float]
+    /// The live heart-rate estimate, bpm; nil until there is a confident one.
+    public var heartRate: Double?
+    /// The messages of the quality warnings in force (may be empty).
+    public var hints: [String]
+
+    /// Share of the measurement recorded, 0...1.
+    public var fraction: Double { total > 0 && total.isFinite ? min(max(elapsed / total, 0), 1) : 0 }
 
     package init(phase: ScanPhase, elapsed: Double, total: Double, pulseWave: [Float] = [],
                  heartRate: Double? = nil, hints: [String] = []) {
@@ -36,57 +45,37 @@ package struct ScanProgress: Sendable {
     }
 }
 
-/// One whole measurement from a camera or a file, as the `circadify scan` command runs it.
+/// One whole measurement from a camera or a file, as the `circadify scan` command runs it:
+/// a `CircadifyCamera` on the node or the file, opened, measured, released. Files and
+/// cameras go through the same camera object, session and scan driver.
 ///
 /// Errors: `faceNotDetected` (no face), `qualityTooLow` (no pulse, or confidence below
 /// 0.4), `captureFailed` (missing, truncated or corrupt file; camera unplugged; a file
-/// shorter than the requested duration, with how to pass `--duration`),
+/// shorter than the requested duration after the face is found),
 /// `cameraNotAvailable` / `cameraPermissionDenied` / `cameraInUse` (camera),
 /// `cancelled`, `timeout` (frames stop arriving).
 package enum ScanEngine {
-    /// Runs a whole measurement; cancellation of the calling task stops it and throws .cancelled (the camera is released and its controls restored before it returns).
+    /// Runs a whole measurement; cancellation of the calling task stops it and throws
+    /// .cancelled (the camera is released and its controls restored before it returns).
+    @MainActor
     package static func run(_ request: ScanRequest, progress: @escaping @Sendable (ScanProgress) -> Void)
         async throws(CircadifyError) -> VitalSignsResult {
         progress(ScanProgress(phase: .starting, elapsed: 0, total: request.duration))
-        let frames: [SignalFrame]
+        let camera: CircadifyCamera
         switch request.input {
         case .file(let path, let fps):
-            let reporter = ScanReporter(total: request.duration, analyzer: VitalsAnalyzer(), progress: progress)
-            frames = try await FileScan.run(path: path, fps: fps, duration: request.duration,
-                                            realtime: request.realtime,
-                                            pipeline: try ScanPipeline.withFaceDetector(quality: .init(reportsCameraTuning: false)),
-                                            report: reporter)
+            camera = CircadifyCamera(replaying: path, fps: Int(fps), pace: request.realtime ? .realtime : .asFastAsProcessed)
         case .device(let path):
-            frames = try await measure(device: path, duration: request.duration, progress: progress)
+            camera = CircadifyCamera(devicePath: path, position: .back)
         }
-        if Task.isCancelled { throw .cancelled }
-        progress(ScanProgress(phase: .analyzing, elapsed: request.duration, total: request.duration))
-        return try ScanOutcome.result(frames: frames, analyzer: VitalsAnalyzer())
-    }
-
-    /// A measurement on the SDK's own camera object, as an app's would run:
-    /// opened through `CircadifyCamera` (its access checks and errors), measured
-    /// on its session, released (controls restored) before returning.
-    @MainActor
-    private static func measure(device path: String, duration: Double,
-                                progress: @escaping @Sendable (ScanProgress) -> Void)
-        async throws(CircadifyError) -> [SignalFrame] {
-        let camera = CircadifyCamera(devicePath: path, position: .back)
         do {
-            try await camera.start()
-        } catch let error as CircadifyError {
-            throw error
-        } catch {
-            throw .unknown("\(error)")
-        }
-        guard let session = camera.session else { throw .captureFailed("\(path) stopped as soon as it started") }
-        do {
-            let frames = try await session.measure(duration: duration, progress: progress)
+            try await camera.open()
+            let result = try await camera.measure(duration: request.duration, progress: progress)
             await camera.release()
-            return frames
+            return result
         } catch {
             await camera.release()
-            throw error
+            throw Task.isCancelled ? .cancelled : error
         }
     }
 }

@@ -9,7 +9,8 @@ package enum ScanOutcome {
 
     package static func result(frames: [SignalFrame], analyzer: VitalsAnalyzer,
                                now: Date = Date()) throws(CircadifyError) -> VitalSignsResult {
-        guard faceSeconds(frames) >= minimumFaceSeconds else { throw .faceNotDetected }
+        // A millisecond's slack: 150 frame intervals of 1/30 s add up to a hair under 5.
+        guard faceSeconds(frames) >= minimumFaceSeconds - 0.001 else { throw .faceNotDetected }
         let estimate: VitalsEstimate
         do {
             estimate = try analyzer.analyze(frames)
@@ -28,12 +29,12 @@ package enum ScanOutcome {
             confidence: estimate.confidence, sessionId: UUID().uuidString.lowercased(), timestamp: now)
     }
 
-    /// Time covered by frames measured at a face: gaps longer than half a
-    /// second (face lost, frames missing) do not count.
+    /// Time covered by frames measured at a face, each frame covering one frame
+    /// interval (the span to the next; the last one the typical step): gaps
+    /// longer than half a second (face lost, frames missing) do not count.
     package static func faceSeconds(_ frames: [SignalFrame]) -> Double {
-        zip(frames, frames.dropFirst()).reduce(0) { total, pair in
-            let step = pair.1.time - pair.0.time
-            return step > 0 && step <= 0.5 ? total + step : total
-        }
+        let steps = zip(frames, frames.dropFirst()).map { $1.time - $0.time }.filter { $0 > 0 && $0 <= 0.5 }
+        guard !steps.isEmpty else { return 0 }
+        return steps.reduce(0, +) + SignalMath.median(steps)
     }
 }

@@ -1,22 +1,19 @@
 extension ScanPipeline {
-    /// A pipeline that finds faces with the core's cascade detector.
+    /// A pipeline that finds faces with the core's cascade detector, searching near the
+    /// tracked face between whole-frame searches (`FaceFinder`).
     /// - Throws: `processingFailed` when the cascade cannot be loaded (its
     ///   message names the file and the package that provides it).
-    package static func withFaceDetector(quality: QualityMonitor.Configuration = .init())
-        throws(CircadifyError) -> ScanPipeline {
+    package static func withFaceDetector(quality: QualityMonitor.Configuration = .init(),
+                                         finder: FaceFinder.Configuration = .init()) throws(CircadifyError) -> ScanPipeline {
         let detector: FaceDetector
         do {
-            detector = try FaceDetector(maxWidth: ScanPipeline.thumbnailWidth, maxHeight: ScanPipeline.thumbnailWidth)
+            detector = try FaceDetector(maxWidth: ScanPipeline.thumbnailSide, maxHeight: ScanPipeline.thumbnailSide)
         } catch {
             throw .processingFailed("the face detector is not available: \(error.message)")
         }
-        return ScanPipeline(quality: quality) { thumbnail throws(CoreError) in
-            let faces = try detector.detect(luma: thumbnail.pixels, width: thumbnail.width, height: thumbnail.height)
-            return Self.withoutEnclosingBoxes(faces).map {
-                NormalizedRect(x: Float($0.x) / Float(thumbnail.width), y: Float($0.y) / Float(thumbnail.height),
-                               width: Float($0.width) / Float(thumbnail.width),
-                               height: Float($0.height) / Float(thumbnail.height))
-            }
+        let finder = FaceFinder(detector: detector, configuration: finder, keep: withoutEnclosingBoxes)
+        return ScanPipeline(quality: quality) { thumbnail, tracked, time throws(CoreError) in
+            try finder.find(in: thumbnail, tracked: tracked, at: time)
         }
     }
 

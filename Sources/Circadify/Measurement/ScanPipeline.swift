@@ -8,20 +8,16 @@
 /// way; the driver hands in samples and thumbnails and publishes the regions
 /// they return. Not Sendable: one owner (the driving task) at a time.
 package final class ScanPipeline {
-    /// Faces on one thumbnail, normalized, in any order.
-    package typealias Detect = (LumaThumbnail) throws(CoreError) -> [NormalizedRect]
+    /// Faces on one thumbnail taken at a time (seconds), normalized, in any
+    /// order, given the face being tracked (nil when none): see `FaceFinder`.
+    package typealias Detect = (LumaThumbnail, NormalizedRect?, Double) throws(CoreError) -> FaceFinder.Result
 
-    /// The detector's thumbnail is 320 pixels wide at the frame's aspect (faces
-    /// down to about a tenth of the frame height still span the cascade's
-    /// 24-pixel window), every 3rd frame: 10 detector calls a second at 30 fps.
-    package static let thumbnailWidth = 320
+    /// The detector's thumbnail fits a 320-pixel square at the frame's aspect
+    /// (320x240 for 4:3; a portrait 480x640 clip gives 240x320): faces down to
+    /// about a tenth of the frame height still span the cascade's 24-pixel
+    /// window. Every 3rd frame: 10 detector calls a second at 30 fps.
+    package static let thumbnailSide = 320
     package static let thumbnailEvery = 3
-
-    /// The thumbnail size for a frame size.
-    package static func thumbnailSize(frameWidth: Int, frameHeight: Int) -> (width: Int, height: Int) {
-        let width = min(thumbnailWidth, frameWidth)
-        return (width, frameWidth > 0 ? (frameHeight * width / frameWidth) & ~1 : 0)
-    }
 
     private let detect: Detect
     private var tracker = FaceTracker()
@@ -39,9 +35,10 @@ package final class ScanPipeline {
     private var measuringFrom: Double?
     private var quality: QualityMonitor
 
-    /// Frames measured at a tracked face (since `beginMeasurement`, when measuring).
+    /// Frames measured at a tracked face, oldest first (bounded by `forget`).
     package private(set) var frames = [SignalFrame]()
-    /// Faces found by the last detector call (the tracked one included).
+    /// Faces found by the last detector call (the tracked one included), and those
+    /// carried from the last whole-frame search.
     package private(set) var lastDetections = [NormalizedRect]()
 
     /// `quality` configures the monitor (files: no camera-tuning status, their controls never lock).
@@ -58,15 +55,21 @@ package final class ScanPipeline {
     /// The quality warnings in force, those raised since the last call, and the validation status.
     package func qualityReport() -> QualityReport { quality.report() }
 
-    /// Frames from `time` on count towards the measurement; earlier ones are dropped.
+    /// Frames from `time` on count towards the measurement (`measuredFrames`);
+    /// earlier ones stay for the live readout until forgotten.
     package func beginMeasurement(at time: Double) {
         measuringFrom = time
-        frames.removeAll { $0.time < time }
     }
 
-    /// The measurement is over: frames are kept from now on only for the skin model.
+    /// The measurement is over.
     package func endMeasurement() {
         measuringFrom = nil
+    }
+
+    /// The frames of the measurement in progress (all frames when none is).
+    package var measuredFrames: [SignalFrame] {
+        guard let from = measuringFrom else { return frames }
+        return Array(frames.drop { $0.time < from })
     }
 
     /// Drops frames older than `time` (seconds), to bound memory while no
@@ -83,7 +86,7 @@ package final class ScanPipeline {
         let time = Double(sample.timestampNanoseconds) / 1e9
         quality.add(sample)
         if !sample.flags.contains(.noRegions), sample.regions.count == 3,
-           faceGenerations.contains(sample.regionGeneration), time >= measuringFrom ?? -.infinity {
+           faceGenerations.contains(sample.regionGeneration) {
             frames.append(SignalFrame(sample, faceCenterY: faceCentreY))
         }
         guard let moved = glide.advance(towards: tracker.track?.box, at: time) else { return nil }
@@ -96,12 +99,14 @@ package final class ScanPipeline {
     /// when the skin mask changed. A detector failure (a thumbnail larger than
     /// it was made for) is processingFailed.
     package func consume(thumbnail: LumaThumbnail, at time: Double) throws(CircadifyError) -> RegionSet? {
+        let search: FaceFinder.Result
         do {
-            lastDetections = try detect(thumbnail)
+            search = try detect(thumbnail, tracker.track?.box, time)
         } catch {
             throw .processingFailed("face detection failed: \(error.message)")
         }
-        if let track = tracker.update(detections: lastDetections, at: time) {
+        lastDetections = search.all
+        if let track = tracker.update(detections: search.found, at: time) {
             faceCentreY = motion.update(thumbnail: thumbnail, box: track.box)
         } else {
             motion.reset()

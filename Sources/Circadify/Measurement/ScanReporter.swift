@@ -1,21 +1,18 @@
-/// Hands a running scan's progress to its caller a few times a second of
-/// media time: the phase, time done, the live heart rate and pulse wave, and
-/// the active quality hints.
+/// Hands a running measurement's progress to its caller a few times a second
+/// of media time: the phase, time done, the live heart rate and pulse wave,
+/// and the active quality hints.
 package final class ScanReporter {
     package var phase = ScanPhase.starting
     /// Messages of the quality warnings in force.
     package var hints = [String]()
     private let total: Double
-    private let analyzer: VitalsAnalyzer
     private let progress: @Sendable (ScanProgress) -> Void
-    private var readout = LiveReadout()
     private var lastReport = -Double.infinity
     /// Media seconds between two reports.
     private let interval = 0.25
 
-    package init(total: Double, analyzer: VitalsAnalyzer, progress: @escaping @Sendable (ScanProgress) -> Void) {
+    package init(total: Double, progress: @escaping @Sendable (ScanProgress) -> Void) {
         self.total = total
-        self.analyzer = analyzer
         self.progress = progress
     }
 
@@ -26,11 +23,17 @@ package final class ScanReporter {
         return true
     }
 
-    /// Reports `elapsed` seconds of measurement; the live readout is taken from `pipeline`'s frames.
-    package func send(elapsed: Double, pipeline: ScanPipeline) {
-        if phase == .measuring { readout.update(frames: pipeline.frames, analyzer: analyzer) }
+    /// Reports `elapsed` seconds of measurement with the latest live reading.
+    package func send(elapsed: Double, reading: LiveReading?) {
+        let measuring = phase == .measuring
         progress(ScanProgress(phase: phase, elapsed: min(max(elapsed, 0), total), total: total,
-                              pulseWave: phase == .measuring ? readout.pulseWave : [],
-                              heartRate: phase == .measuring ? readout.heartRate : nil, hints: hints))
+                              pulseWave: measuring ? reading?.pulseWave ?? [] : [],
+                              heartRate: measuring ? reading?.heartRate : nil, hints: hints))
+    }
+
+    /// Reports a phase change at once (starting, analyzing).
+    package func send(phase: ScanPhase, elapsed: Double) {
+        self.phase = phase
+        progress(ScanProgress(phase: phase, elapsed: min(max(elapsed, 0), total), total: total, hints: hints))
     }
 }

@@ -2,7 +2,7 @@
 /// monitor's input a few times a second, beside the per-frame samples.
 ///
 /// Plugging in the real detector and tracker: take a thumbnail from the source
-/// (`FrameSource.takeThumbnail()` or `FileReplay.takeThumbnail()`), run the
+/// (`FrameSource.takeThumbnail()`), run the
 /// detector on it, update the tracker, then hand all three over — the thumbnail
 /// as it was, the detector's raw boxes (every face it found, largest first) and
 /// the box the tracker follows (the face the measurement regions sit on; nil

@@ -78,34 +78,3 @@ package enum PulseProjection: String, Sendable, CaseIterable {
     }
 }
 
-/// Removes steps from a colour trace: an exposure, gain or lighting jump
-/// multiplies every channel at once, which band-pass filtering would turn into
-/// a burst of false pulse. In the log domain a step is one outsized
-/// sample-to-sample difference; it is replaced by the typical difference and
-/// the trace re-integrated, which keeps the pulse and drops the jump.
-package enum StepRemoval {
-    /// Returns the cleaned trace and the sample indices where a step was removed.
-    package static func apply(_ rgb: [SIMD3<Double>], threshold: Double = 6) -> (trace: [SIMD3<Double>], steps: [Int]) {
-        guard rgb.count > 8 else { return (rgb, []) }
-        let logs = rgb.map { SIMD3(log(max($0.x, 1e-3)), log(max($0.y, 1e-3)), log(max($0.z, 1e-3))) }
-        var diffs = (1..<logs.count).map { logs[$0] - logs[$0 - 1] }
-        // A step moves the channels' sum; the pulse moves it by a fraction of a percent.
-        let sums = diffs.map { $0.x + $0.y + $0.z }
-        let scale = max(SignalMath.medianAbsoluteDeviation(sums), 1e-4)
-        var steps = [Int]()
-        for i in diffs.indices where abs(sums[i]) > threshold * scale && abs(sums[i]) > 0.006 {
-            diffs[i] = .zero
-            steps.append(i + 1)
-        }
-        guard !steps.isEmpty else { return (rgb, []) }
-        var out = [SIMD3<Double>]()
-        out.reserveCapacity(rgb.count)
-        var current = logs[0]
-        out.append(rgb[0])
-        for d in diffs {
-            current += d
-            out.append(SIMD3(exp(current.x), exp(current.y), exp(current.z)))
-        }
-        return (out, steps)
-    }
-}

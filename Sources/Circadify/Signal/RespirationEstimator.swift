@@ -40,17 +40,16 @@ package enum RespirationEstimator {
         let headMoves = trace.faceCenterY.map { SignalMath.standardDeviation(SignalMath.detrended($0)) > maximumBreathingSway }
             ?? false
         if let y = trace.faceCenterY, !headMoves { signals.append((.motion, y)) }
-        // When the light changes, skin brightness is read relative to the whole frame's: the
-        // light moves both, the blood that breathing pushes through the face only the skin.
-        // Otherwise it is read as it is, since a moving head changes the frame's brightness too.
+        // Skin brightness follows the blood breathing pushes through the face, but also the
+        // light: when the light changes (a drift, a step, a camera hunting for its exposure)
+        // no correction separates the two well enough, and the drift's slow swings read as
+        // slow breathing. Then it is left out. A head moving on purpose turns its skin through
+        // the light's shading at the pace of its moves: left out too.
         let logLuma = trace.luma.map { log(max($0, 1e-3)) }
         let lightChanges = SignalMath.standardDeviation(logLuma) > 0.02
-        // A head moving on purpose turns its skin through the light's shading at the pace of
-        // its moves, which reads as breathing: then only the pulse's own modulation counts.
-        if !headMoves {
+        if !headMoves && !lightChanges {
             let green = (0..<trace.count).map { i in
                 log(max(trace.colors.reduce(0) { $0 + $1[i].y } / Double(max(trace.regionCount, 1)), 1e-3))
-                    - (lightChanges ? logLuma[i] : 0)
             }
             signals.append((.intensity, green))
         }
@@ -67,11 +66,20 @@ package enum RespirationEstimator {
 
     /// The clear readings that agree (within 2 /min), the group with the most quality winning,
     /// averaged by quality; nil when none is clear. Head motion, when present and clear,
-    /// counts double: it is breathing itself, the others are its side effects.
+    /// counts double: it is breathing itself, the others are its side effects. A side
+    /// effect alone is not enough: the pulse's amplitude or rhythm can swing at a pace of
+    /// their own (the Mayer wave, a camera hunting for its exposure), so without clear head
+    /// motion a rate needs two side effects that agree and are independent: the skin's
+    /// brightness and the pulse (its amplitude and its rhythm come from the same wave, and
+    /// count as one).
     static func fuse(_ readings: [Reading]) -> Double? {
         let clear = readings.filter { $0.quality >= minimumQuality }
         func weight(_ r: Reading) -> Double { r.quality * r.quality * (r.source == .motion ? 2 : 1) }
         let groups = clear.map { centre in clear.filter { abs($0.breathsPerMinute - centre.breathsPerMinute) <= 2 } }
+            .filter { group in
+                group.contains { $0.source == .motion }
+                    || (group.contains { $0.source == .intensity } && group.contains { $0.source != .intensity })
+            }
         guard let best = groups.max(by: { $0.reduce(0) { $0 + weight($1) } < $1.reduce(0) { $0 + weight($1) } })
         else { return nil }
         return best.reduce(0) { $0 + $1.breathsPerMinute * weight($1) } / best.reduce(0) { $0 + weight($1) }

@@ -44,12 +44,10 @@ package final class VitalsAnalyzer {
         else { throw .notEnoughSignal(seconds: Double(usable) / rate) }
 
         // Each region, and all of them pooled, through both projections.
-        var steps = Set<Int>()
-        var regionTraces = trace.colors.map { rgb -> [SIMD3<Double>] in
-            let cleaned = StepRemoval.apply(rgb)
-            steps.formUnion(cleaned.steps)
-            return cleaned.trace
-        }
+        let cleaned = StepRemoval.apply(trace.colors)
+        let steps = cleaned.steps
+        var regionTraces = cleaned.traces
+        if let faceY = trace.faceCenterY { regionTraces = MotionRegression.apply(regionTraces, faceY: faceY, filter: filter) }
         regionTraces.append(Self.pooled(regionTraces))
         var waves = [(projection: PulseProjection, wave: [Double])]()
         for rgb in regionTraces {
@@ -88,6 +86,9 @@ package final class VitalsAnalyzer {
             return HeartRateTracker.candidates(psd: welch(whole, wave), binHz: whole.binHz).first.map { $0.frequency * 60 }
         }
         let agree = methodRates.allSatisfy { rate in rate.map { abs($0 - heartRate) <= 3 } ?? false }
+        let waveRates = spectra.map { HeartRateTracker.candidates(psd: $0, binHz: whole.binHz).first.map { $0.frequency * 60 } }
+        let waveAgreement = Double(waveRates.filter { rate in rate.map { abs($0 - heartRate) <= 3 } ?? false }.count)
+            / Double(max(waveRates.count, 1))
         let consistent = windows.filter { w in w.candidates.first.map { abs($0.frequency * 60 - heartRate) <= 5 } ?? false }
         let quality = SignalQuality(
             snr: snr, consistency: windows.isEmpty ? 0 : Double(consistent.count) / Double(windows.count),
@@ -95,7 +96,9 @@ package final class VitalsAnalyzer {
             skinCoverage: SignalMath.mean(trace.skin.map { SignalMath.mean($0) }),
             gapFraction: Double(trace.count - usable) / Double(max(trace.count, 1)),
             droppedFraction: Double(trace.bridgedCount) / Double(max(trace.count, 1)),
-            stepsPerMinute: Double(steps.count) / trace.duration * 60)
+            stepsPerMinute: Double(steps.count) / trace.duration * 60,
+            waveAgreement: waveAgreement,
+            motion: trace.faceCenterY.map { SignalMath.standardDeviation(SignalMath.detrended($0)) } ?? 0)
 
         // Beat intervals are only as good as the pulse wave: a noisy wave jitters every beat
         // time and inflates HRV, so HRV is reported only with a reliable heart rate and a clean wave.

@@ -46,4 +46,10 @@ package struct SignalQuality: Sendable, Equatable {
     package var droppedFraction: Double
     /// Intensity steps (exposure or lighting jumps) removed, per minute.
     package var stepsPerMinute: Double
+    /// Share of the separate pulse waves (each region and the regions pooled, through POS
+    /// and CHROM) whose own strongest candidate agrees with the heart rate (±3 bpm).
+    package var waveAgreement: Double = 0
+    /// How much the face moved: standard deviation of its detrended vertical centre,
+    /// share of the frame height (0 when not tracked).
+    package var motion: Double = 0
 }

@@ -31,10 +31,22 @@ import Testing
         #expect(camera.scanFace == nil && !camera.isRunning)
     }
 
-    @Test func positionsPickTheirNode() throws {
+    /// A position's node is looked up off the main actor, by `requestAccess()` or `start()`.
+    @Test func positionsPickTheirNode() async throws {
         let cameras = try CameraDevice.list()
-        #expect(CircadifyCamera(position: .front).devicePath == cameras.first?.path)
-        #expect(CircadifyCamera(position: .back).devicePath == (cameras.count > 1 ? cameras[1].path : nil))
+        let front = CircadifyCamera(position: .front), back = CircadifyCamera(position: .back)
+        _ = await front.requestAccess()
+        _ = await back.requestAccess()
+        #expect(front.devicePath == cameras.first?.path)
+        #expect(back.devicePath == (cameras.count > 1 ? cameras[1].path : nil))
         #expect(CircadifyCamera(devicePath: "/dev/video7").devicePath == "/dev/video7")
+    }
+
+    @Test func aReplayedFileIsAuthorizedWhenReadable() async throws {
+        let file = try TemporaryFile(named: "clip.y4m", contents: [0])
+        defer { file.cleanUp() }
+        #expect(CircadifyCamera(replaying: file.path).authorizationStatus == .authorized)
+        #expect(CircadifyCamera(replaying: "/nonexistent/clip.y4m").authorizationStatus == .notDetermined)
+        await #expect(throws: CircadifyError.self) { try await CircadifyCamera(replaying: "/nonexistent/clip.y4m").start() }
     }
 }

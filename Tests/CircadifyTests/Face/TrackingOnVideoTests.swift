@@ -14,7 +14,7 @@ import Testing
     }
 
     /// Renders `scenario` and runs it through the scan pipeline frame by frame.
-    static func track(_ scenario: String, seconds: Float = 8) throws -> Trace {
+    static func track(_ scenario: String, seconds: Float = 8) async throws -> Trace {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-track-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -22,26 +22,23 @@ import Testing
             $0.duration_s = seconds
         }
         var trace = Trace(truth: try GroundTruthFile.load(clip.truth))
-        let replay = try FileReplay(path: clip.video.path, thumbnailWidth: ScanPipeline.thumbnailWidth,
-                                    thumbnailEvery: ScanPipeline.thumbnailEvery)
+        let source = try FrameSource(.file(clip.video.path), configuration: .lockstepReplay())
         let pipeline = try ScanPipeline.withFaceDetector(quality: .init(reportsCameraTuning: false))
-        var pending: RegionSet?
-        while let sample = try replay.next(regions: pending) {
-            pending = pipeline.consume(sample)
-            var published = pending == nil ? 0 : 1
-            if sample.flags.contains(.thumbnail), let thumbnail = replay.takeThumbnail(),
+        for try await sample in try await source.samples() {
+            var pending = pipeline.consume(sample)
+            if sample.flags.contains(.thumbnail), let thumbnail = await source.takeThumbnail(),
                let relearnt = try pipeline.consume(thumbnail: thumbnail, at: Double(sample.timestampNanoseconds) / 1e9) {
                 pending = relearnt
-                published = 1
             }
+            if let pending { try await source.setRegions(pending) }
             trace.boxes.append(pipeline.faceLayout?.face)
-            trace.publications.append(published)
+            trace.publications.append(pending == nil ? 0 : 1)
         }
         return trace
     }
 
-    @Test func theRegionsFollowAMovingHead() throws {
-        let trace = try Self.track("head-moving")
+    @Test func theRegionsFollowAMovingHead() async throws {
+        let trace = try await Self.track("head-moving")
         let faces = try #require(trace.truth.face)
         let faceWidth = faces[0][2]
         let truthX = faces.map { $0[0] + $0[2] / 2 }
@@ -65,8 +62,8 @@ import Testing
         #expect(fit.worst < 0.2, "worst stray \(fit.worst) face widths")
     }
 
-    @Test func theRegionsStayPutOnAStillHead() throws {
-        let trace = try Self.track("still")
+    @Test func theRegionsStayPutOnAStillHead() async throws {
+        let trace = try await Self.track("still")
         let faces = try #require(trace.truth.face)
         let faceWidth = faces[0][2]
         // Jitter adds path: the tracked centre may travel no further than the head

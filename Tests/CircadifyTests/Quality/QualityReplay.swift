@@ -3,14 +3,15 @@ import Foundation
 import GroundTruthKit
 import Testing
 
-/// The tests that render and replay clips, one at a time, each on its own thread
-/// (`QualityReplay.run`): a second or so of work apiece that, on the test pool's
-/// few threads, would starve the timing-sensitive async tests of other suites.
+/// The tests that render and replay clips, one at a time: a second or so of
+/// work apiece that, run all at once on the test pool's few threads, would
+/// starve the timing-sensitive async tests of other suites.
 @Suite(.serialized) enum QualityOnClips {}
 
-/// A generated clip run through the real core path (FileReplay: file reader,
-/// per-frame processor, thumbnails) into a QualityMonitor, with the truth
-/// file's face boxes standing in for the face detector and tracker.
+/// A generated clip run through the real core path (the core's file source in
+/// lockstep: file reader, per-frame processor, thumbnails) into a
+/// QualityMonitor, with the truth file's face boxes standing in for the face
+/// detector and tracker.
 struct QualityReplay {
     /// What the monitor said over the clip.
     struct Run {
@@ -39,45 +40,38 @@ struct QualityReplay {
     static func run(_ scenario: String, seed: UInt32 = 1, duration: Float = 5, fps: Float = 0,
                     configuration: QualityMonitor.Configuration = .init(reportsCameraTuning: false),
                     detections: (@Sendable (Double, [NormalizedRect]) -> [NormalizedRect])? = nil) async throws -> Run {
-        try await onOwnThread {
-            try replay(scenario, seed: seed, duration: duration, fps: fps, configuration: configuration,
-                       detections: detections)
-        }
+        try await replay(scenario, seed: seed, duration: duration, fps: fps, configuration: configuration,
+                         detections: detections)
     }
 
     /// As `run`, but the faces come from the real detector and tracker inside the
     /// scan pipeline, which also places the regions: the monitor as a scan runs it.
     static func runThroughPipeline(_ scenario: String, seed: UInt32 = 1, duration: Float = 5) async throws -> Run {
-        try await onOwnThread {
+        do {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-quality-\(UUID())")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let clip = try render(scenario, seed: seed, duration: duration, fps: 0, into: folder)
             let truth = try GroundTruthFile.load(clip.truth)
-            let replay = try FileReplay(path: clip.video.path, fps: UInt32(truth.fps.rounded()),
-                                        thumbnailWidth: ScanPipeline.thumbnailWidth,
-                                        thumbnailEvery: ScanPipeline.thumbnailEvery)
+            let source = try FrameSource(.file(clip.video.path),
+                                         configuration: .lockstepReplay(fps: UInt32(truth.fps.rounded())))
             let pipeline = try ScanPipeline.withFaceDetector(quality: .init(reportsCameraTuning: false))
             var run = Run(truth: truth)
-            var pending: RegionSet?
-            while let sample = try replay.next(regions: pending) {
-                pending = pipeline.consume(sample)
-                let time = Double(sample.timestampNanoseconds) / 1e9
-                guard sample.flags.contains(.thumbnail), let thumbnail = replay.takeThumbnail() else { continue }
-                if let relearnt = try pipeline.consume(thumbnail: thumbnail, at: time) { pending = relearnt }
-                let report = pipeline.qualityReport()
-                run.raised += report.raised.map { ($0.kind, time) }
-                run.statuses.append((report.status.code, time))
-                run.final = report
+            var origin: Double?
+            for try await sample in try await source.samples() {
+                var pending = pipeline.consume(sample)
+                origin = origin ?? Double(sample.timestampNanoseconds) / 1e9
+                let time = Double(sample.timestampNanoseconds) / 1e9 - (origin ?? 0)
+                if sample.flags.contains(.thumbnail), let thumbnail = await source.takeThumbnail() {
+                    if let relearnt = try pipeline.consume(thumbnail: thumbnail, at: time) { pending = relearnt }
+                    let report = pipeline.qualityReport()
+                    run.raised += report.raised.map { ($0.kind, time) }
+                    run.statuses.append((report.status.code, time))
+                    run.final = report
+                }
+                if let pending { try await source.setRegions(pending) }
             }
             return run
-        }
-    }
-
-    /// Seconds of C rendering and replay must not hold one of the concurrency pool's threads.
-    private static func onOwnThread(_ work: @escaping @Sendable () throws -> Run) async throws -> Run {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
         }
     }
 
@@ -93,22 +87,26 @@ struct QualityReplay {
 
     private static func replay(_ scenario: String, seed: UInt32, duration: Float, fps: Float,
                                configuration: QualityMonitor.Configuration,
-                               detections: ((Double, [NormalizedRect]) -> [NormalizedRect])?) throws -> Run {
+                               detections: ((Double, [NormalizedRect]) -> [NormalizedRect])?) async throws -> Run {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-quality-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let clip = try render(scenario, seed: seed, duration: duration, fps: fps, into: folder)
         let truth = try GroundTruthFile.load(clip.truth)
-        let replay = try FileReplay(path: clip.video.path, fps: UInt32(truth.fps.rounded()))
+        let source = try FrameSource(.file(clip.video.path), configuration: .lockstepReplay(fps: UInt32(truth.fps.rounded())))
         var monitor = QualityMonitor(configuration: configuration)
         var run = Run(truth: truth)
+        var origin: Double?
+        func regions(_ index: Int) -> RegionSet {
+            RegionSet(rects: truth.regions(frame: index).compactMap(NormalizedRect.init(box:)), skin: .standard)
+        }
+        try await source.setRegions(regions(0))
         var index = 0
-        while true {
-            let rects = truth.regions(frame: index).compactMap(NormalizedRect.init(box:))
-            guard let sample = try replay.next(regions: RegionSet(rects: rects, skin: .standard)) else { break }
+        for try await sample in try await source.samples() {
             monitor.add(sample)
-            let time = Double(sample.timestampNanoseconds) / 1e9
-            if let thumbnail = replay.takeThumbnail() {
+            origin = origin ?? Double(sample.timestampNanoseconds) / 1e9
+            let time = Double(sample.timestampNanoseconds) / 1e9 - (origin ?? 0)
+            if let thumbnail = await source.takeThumbnail() {
                 let frame = Int(thumbnail.sequence)
                 var boxes = truth.faceBoxes(frame: frame).compactMap(NormalizedRect.init(box:))
                 if let detections { boxes = detections(time, boxes) }
@@ -122,6 +120,7 @@ struct QualityReplay {
                 run.final = report
             }
             index += 1
+            try await source.setRegions(regions(index))
         }
         let last = monitor.report() // what the frames after the last thumbnail changed
         run.raised += last.raised.map { ($0.kind, truth.durationSeconds) }

@@ -48,11 +48,14 @@ int find_vivid_nodes(vivid_nodes *nodes, char *message, size_t message_size) {
         close(fd);
         if (r < 0 || strcmp((const char *)cap.driver, "vivid") != 0) continue;
         uint32_t caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
-        if ((caps & V4L2_CAP_VIDEO_CAPTURE) && (caps & V4L2_CAP_STREAMING) && (best_cap < 0 || n < best_cap)) {
+        /* Either buffer API: vivid loaded with multiplanar=2 speaks only the multi-planar one. */
+        uint32_t capture = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_VIDEO_CAPTURE_MPLANE;
+        uint32_t output = V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_VIDEO_OUTPUT_MPLANE;
+        if ((caps & capture) && (caps & V4L2_CAP_STREAMING) && (best_cap < 0 || n < best_cap)) {
             best_cap = n;
             snprintf(nodes->capture, sizeof nodes->capture, "%s", path);
         }
-        if ((caps & V4L2_CAP_VIDEO_OUTPUT) && (caps & V4L2_CAP_STREAMING) && (best_out < 0 || n < best_out)) {
+        if ((caps & output) && (caps & V4L2_CAP_STREAMING) && (best_out < 0 || n < best_out)) {
             best_out = n;
             snprintf(nodes->output, sizeof nodes->output, "%s", path);
         }

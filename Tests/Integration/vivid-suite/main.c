@@ -24,25 +24,42 @@ typedef struct {
     const char *name;
     test_fn fn;
     int timeout_s;
+    /* 1: runs with vivid reloaded multiplanar=2 (MPLANE-only nodes, as on SoC boards). */
+    int multiplanar;
 } test_case;
 
-/* `disconnect` goes last: it unregisters every vivid node until its last user closes. */
+/* `disconnect` ends each group: it unregisters every vivid node until its last user
+ * closes (the reload before the MPLANE group brings them back). The MPLANE group runs
+ * the core's multi-planar path through the same checks as the single-planar one. */
 static const test_case k_tests[] = {
-    {"enumerate", test_enumerate, 60},
-    {"negotiate", test_negotiate, 120},
-    {"stream", test_stream, 120},
-    {"controls", test_controls, 60},
-    {"fault_dropped_buffers", test_fault_dropped_buffers, 120},
-    {"fault_buf_flag_error", test_fault_buf_flag_error, 90},
-    {"fault_streamon_error", test_fault_streamon_error, 60},
-    {"fault_reqbufs_error", test_fault_reqbufs_error, 60},
-    {"busy", test_busy, 90},
-    {"denied", test_denied, 60},
-    {"loopback_yuyv", test_loopback_yuyv, 120},
-    {"loopback_nv12", test_loopback_nv12, 120},
-    {"loopback_rgb24", test_loopback_rgb24, 120},
-    {"fault_fatal_streaming_error", test_fault_fatal_streaming_error, 60},
-    {"fault_disconnect", test_fault_disconnect, 60},
+    {"enumerate", test_enumerate, 60, 0},
+    {"negotiate", test_negotiate, 120, 0},
+    {"stream", test_stream, 120, 0},
+    {"controls", test_controls, 60, 0},
+    {"fault_dropped_buffers", test_fault_dropped_buffers, 120, 0},
+    {"fault_buf_flag_error", test_fault_buf_flag_error, 90, 0},
+    {"fault_streamon_error", test_fault_streamon_error, 60, 0},
+    {"fault_reqbufs_error", test_fault_reqbufs_error, 60, 0},
+    {"fault_qbuf_error", test_fault_qbuf_error, 60, 0},
+    {"fault_qbuf_partial", test_fault_qbuf_partial, 60, 0},
+    {"busy", test_busy, 90, 0},
+    {"denied", test_denied, 60, 0},
+    {"loopback_yuyv", test_loopback_yuyv, 120, 0},
+    {"loopback_nv12", test_loopback_nv12, 120, 0},
+    {"loopback_rgb24", test_loopback_rgb24, 120, 0},
+    {"loopback_bayer", test_loopback_bayer, 120, 0},
+    {"fault_fatal_streaming_error", test_fault_fatal_streaming_error, 60, 0},
+    {"fault_disconnect", test_fault_disconnect, 60, 0},
+    {"mplane_stream", test_mplane_stream, 180, 1},
+    {"mplane_controls", test_controls, 60, 1},
+    {"mplane_loopback_yuyv", test_mplane_loopback_yuyv, 120, 1},
+    {"mplane_loopback_nv12m", test_mplane_loopback_nv12m, 120, 1},
+    {"mplane_loopback_bayer", test_mplane_loopback_bayer, 120, 1},
+    {"mplane_fault_buf_flag_error", test_fault_buf_flag_error, 90, 1},
+    {"mplane_fault_streamon_error", test_fault_streamon_error, 60, 1},
+    {"mplane_fault_qbuf_error", test_fault_qbuf_error, 60, 1},
+    {"mplane_fault_qbuf_partial", test_fault_qbuf_partial, 60, 1},
+    {"mplane_fault_disconnect", test_fault_disconnect, 60, 1},
 };
 #define TEST_COUNT (sizeof k_tests / sizeof k_tests[0])
 
@@ -173,7 +190,7 @@ int main(int argc, char **argv) {
     }
     info("vivid capture node %s, output node %s", g_nodes.capture, g_nodes.output);
 
-    int passed = 0, failed = 0;
+    int passed = 0, failed = 0, multiplanar = 0;
     int64_t t0 = now_ns();
     for (size_t i = 0; i < TEST_COUNT; i++) {
         const test_case *t = &k_tests[i];
@@ -185,7 +202,19 @@ int main(int argc, char **argv) {
         }
         char reason[REASON_MAX];
         double seconds = 0;
-        int rc = run_test(t, reason, sizeof reason, &seconds);
+        int rc;
+        if (t->multiplanar != multiplanar) {
+            if (vivid_reload(t->multiplanar, message, sizeof message) < 0) {
+                printf("FAIL %s: reloading vivid %s: %s\n", t->name, t->multiplanar ? "multiplanar=2" : "single-planar",
+                       message);
+                failed++;
+                continue;
+            }
+            multiplanar = t->multiplanar;
+            info("vivid reloaded %s: capture node %s, output node %s",
+                 multiplanar ? "multi-planar (multiplanar=2)" : "single-planar", g_nodes.capture, g_nodes.output);
+        }
+        rc = run_test(t, reason, sizeof reason, &seconds);
         if (rc == 0) {
             printf("PASS %s\n", t->name);
             passed++;

@@ -107,5 +107,21 @@ int test_loopback_nv12(char *reason, size_t reason_size);
 int test_loopback_rgb24(char *reason, size_t reason_size);
 int test_fault_fatal_streaming_error(char *reason, size_t reason_size);
 int test_fault_disconnect(char *reason, size_t reason_size);
+int test_loopback_bayer(char *reason, size_t reason_size);
+int test_fault_qbuf_error(char *reason, size_t reason_size);
+int test_fault_qbuf_partial(char *reason, size_t reason_size);
+int test_mplane_stream(char *reason, size_t reason_size);
+int test_mplane_loopback_yuyv(char *reason, size_t reason_size);
+int test_mplane_loopback_nv12m(char *reason, size_t reason_size);
+int test_mplane_loopback_bayer(char *reason, size_t reason_size);
+
+/* The loopback colour test for one format (tests_loopback.c), single- or multi-planar
+ * as vivid is loaded. */
+int loopback_test(uint32_t fourcc, ccore_pixel_format pixel_format, float tolerance, char *reason,
+                  size_t reason_size);
+
+/* Reloads vivid with the suite's arguments, multi-planar (multiplanar=2) or not, and
+ * finds its nodes again. */
+int vivid_reload(int multiplanar, char *message, size_t message_size);
 
 #endif

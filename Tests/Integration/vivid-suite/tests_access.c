@@ -165,6 +165,34 @@ out:
 
 /* ------------------------------------------------------------------ denied */
 
+/* A /dev/v4l/by-id-style name for the node, as long as udev makes them for cameras
+ * with wordy USB strings (over 256 bytes, where reasons used to be cut short). */
+#define LONG_LINK_DIR "/tmp/ccore-v4l-by-id"
+static char g_long_link[400];
+
+static int make_long_link(char *reason, size_t reason_size) {
+    snprintf(g_long_link, sizeof g_long_link,
+             LONG_LINK_DIR "/usb-Shenzhen_Very_Long_Vendor_Name_Technology_Company_Limited_"
+                           "USB_2.0_Full_HD_Wide_Angle_Low_Light_Camera_Module_With_Dual_Microphones_"
+                           "SN20260101ABCDEF0123456789_Serial_Number_Continues_Here-video-index0");
+    if (mkdir(LONG_LINK_DIR, 0755) != 0 && errno != EEXIST) FAILF("mkdir %s: %s", LONG_LINK_DIR, strerror(errno));
+    unlink(g_long_link);
+    if (symlink(g_nodes.capture, g_long_link) != 0) FAILF("symlink %s: %s", g_long_link, strerror(errno));
+    return 0;
+}
+
+/* Checks that a denial names the whole long path and ends with the advice's last words. */
+static int whole_reason(const char *what, const char *text, char *line, size_t line_size) {
+    const char *tail = "grant access with a udev rule";
+    size_t n = strlen(text), t = strlen(tail);
+    if (!strstr(text, g_long_link) || n < t || strcmp(text + n - t, tail) != 0) {
+        snprintf(line, line_size, "%s for the %zu-byte by-id path is not whole (%zu bytes): \"%s\"", what,
+                 strlen(g_long_link), n, text);
+        return 1;
+    }
+    return 0;
+}
+
 /* Runs as uid/gid 65534 with no supplementary groups; writes a failure reason, or
  * nothing, to `out_fd`. */
 static void denied_child(int out_fd) {
@@ -225,6 +253,23 @@ static void denied_child(int out_fd) {
         goto done;
     }
     info("open as nobody -> EACCES: %s", msg);
+
+    /* The same through a long by-id name: the reason and the open message whole. */
+    ccore_access la = ccore_device_access(g_long_link);
+    if (la.status != CCORE_ACCESS_DENIED) {
+        snprintf(line, sizeof line, "ccore_device_access(%s) as nobody: status %d", g_long_link, (int)la.status);
+        goto done;
+    }
+    if (whole_reason("ccore_device_access's reason", la.reason, line, sizeof line)) goto done;
+    char long_msg[CCORE_SOURCE_MESSAGE_SIZE] = "";
+    r = ccore_source_open_device(g_long_link, &cfg, &src, long_msg, sizeof long_msg);
+    if (r != -EACCES) {
+        snprintf(line, sizeof line, "opening the by-id path as nobody returned %s: %s", ccore_error_name(r), long_msg);
+        ccore_source_destroy(src);
+        goto done;
+    }
+    if (whole_reason("the open message", long_msg, line, sizeof line)) goto done;
+    info("by-id path of %zu bytes: reason of %zu bytes, whole", strlen(g_long_link), strlen(la.reason));
 done:
     write_all(out_fd, line);
     fflush(stdout);
@@ -239,6 +284,7 @@ int test_denied(char *reason, size_t reason_size) {
     gid_t video = g->gr_gid;
     if (chown(g_nodes.capture, 0, video) != 0 || chmod(g_nodes.capture, 0660) != 0)
         FAILF("making %s root:video 0660: %s", g_nodes.capture, strerror(errno));
+    if (make_long_link(reason, reason_size)) return 1;
     int failed = 0, status = 0;
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) FAILGO(out, "pipe: %s", strerror(errno));
@@ -258,6 +304,8 @@ int test_denied(char *reason, size_t reason_size) {
     if (got[0]) FAILGO(out, "%s", got);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) FAILGO(out, "the unprivileged child ended with status 0x%x", status);
 out:
+    unlink(g_long_link);
+    rmdir(LONG_LINK_DIR);
     if (chown(g_nodes.capture, st0.st_uid, st0.st_gid) != 0 || chmod(g_nodes.capture, st0.st_mode & 07777) != 0)
         info("could not restore %s's owner and mode: %s", g_nodes.capture, strerror(errno));
     return failed;

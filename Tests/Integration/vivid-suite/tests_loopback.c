@@ -66,7 +66,8 @@ static void render(uint8_t *dst, uint32_t fourcc, uint32_t w, uint32_t h, uint32
             }
         }
         break;
-    case V4L2_PIX_FMT_NV12: {
+    case V4L2_PIX_FMT_NV12:
+    case V4L2_PIX_FMT_NV12M: { /* NV12M: the same two planes, handed over one after the other */
         for (uint32_t y = 0; y < h; y++) {
             uint8_t *row = dst + (size_t)y * bpl;
             memset(row, yl[0], half);
@@ -89,11 +90,20 @@ static void render(uint8_t *dst, uint32_t fourcc, uint32_t w, uint32_t h, uint32
             for (uint32_t x = 0; x < w; x++) memcpy(row + 3 * x, x < half ? left : right, 3);
         }
         break;
+    case V4L2_PIX_FMT_SBGGR8: /* rows alternate B G B G ... and G R G R ... */
+        for (uint32_t y = 0; y < h; y++) {
+            uint8_t *row = dst + (size_t)y * bpl;
+            for (uint32_t x = 0; x < w; x++) {
+                const uint8_t *c = x < half ? left : right;
+                row[x] = (y % 2 == 0) ? (x % 2 == 0 ? c[2] : c[1]) : (x % 2 == 0 ? c[1] : c[0]);
+            }
+        }
+        break;
     }
 }
 
-static int loopback(uint32_t fourcc, ccore_pixel_format pixel_format, float tolerance, char *reason,
-                    size_t reason_size) {
+int loopback_test(uint32_t fourcc, ccore_pixel_format pixel_format, float tolerance, char *reason,
+                  size_t reason_size) {
     enum { W = 640, H = 480 };
     int failed = 0;
     char fc[5], msg[256] = "";
@@ -115,7 +125,10 @@ static int loopback(uint32_t fourcc, ccore_pixel_format pixel_format, float tole
     if ((r = vivid_output_open(&o, g_nodes.output, &timings, fourcc, OUT_BUFFERS, msg, sizeof msg)) < 0)
         FAILGO(out, "%s", msg);
     uint32_t bpl = o.bytesperline;
-    info("output %s %ux%u bpl %u size %u", fc, o.width, o.height, bpl, o.sizeimage);
+    info("output %s %ux%u bpl %u size %u (%u plane%s, %s API)", fc, o.width, o.height, bpl, o.sizeimage, o.planes,
+         o.planes == 1 ? "" : "s", o.mplane ? "multi-planar" : "single-planar");
+    if (fourcc == V4L2_PIX_FMT_NV12M && o.plane_size[0] != bpl * H)
+        FAILGO(out, "NV12M luma plane of %u bytes, the renderer expects %u", o.plane_size[0], bpl * H);
 
     /* Pre-rendered frames: one per palette index. */
     frames = malloc((size_t)PALETTE * o.sizeimage);
@@ -137,7 +150,7 @@ static int loopback(uint32_t fourcc, ccore_pixel_format pixel_format, float tole
     ccore_source_get_format(src, &f);
     if (f.fourcc != fourcc || f.pixel_format != pixel_format || f.width != W || f.height != H)
         FAILGO(out, "core negotiated %s %ux%u", fourcc_str(f.fourcc, msg), f.width, f.height);
-    {
+    if (!o.mplane) {
         struct v4l2_format cf;
         memset(&cf, 0, sizeof cf);
         cf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
@@ -269,14 +282,26 @@ out:
  * the fields are uniform and their border sits on an even column, so chroma subsampling adds
  * nothing. 2.0 leaves room for float rounding in the core's sums. */
 int test_loopback_yuyv(char *reason, size_t reason_size) {
-    return loopback(V4L2_PIX_FMT_YUYV, CCORE_PIXEL_YUYV, 2.0f, reason, reason_size);
+    return loopback_test(V4L2_PIX_FMT_YUYV, CCORE_PIXEL_YUYV, 2.0f, reason, reason_size);
 }
 
 int test_loopback_nv12(char *reason, size_t reason_size) {
-    return loopback(V4L2_PIX_FMT_NV12, CCORE_PIXEL_NV12, 2.0f, reason, reason_size);
+    return loopback_test(V4L2_PIX_FMT_NV12, CCORE_PIXEL_NV12, 2.0f, reason, reason_size);
 }
 
 /* RGB24 is copied byte for byte: the means must be the written values. */
 int test_loopback_rgb24(char *reason, size_t reason_size) {
-    return loopback(V4L2_PIX_FMT_RGB24, CCORE_PIXEL_RGB24, 0.05f, reason, reason_size);
+    return loopback_test(V4L2_PIX_FMT_RGB24, CCORE_PIXEL_RGB24, 0.05f, reason, reason_size);
+}
+
+/* Bayer BGGR through libv4lconvert: each 2x2 cell carries the exact 8-bit R, G, G, B, and
+ * the demosaic interpolates the missing two channels of each pixel from its neighbours
+ * (averages of 2 or 4). Inside a uniform field that gives the written colour up to the
+ * rounding of the averages (<= 0.5 per pixel). Only the column on each side of the centre
+ * edge interpolates across it, off by at most half the fields' difference (<= 85 levels
+ * for this palette): over a 320-column half that moves the mean by <= 85/320 = 0.27. The
+ * frame's border rows and columns are filled from the same field, so they add nothing.
+ * 0.5 + 0.27 < 1.0. */
+int test_loopback_bayer(char *reason, size_t reason_size) {
+    return loopback_test(V4L2_PIX_FMT_SBGGR8, CCORE_PIXEL_RGB24, 1.0f, reason, reason_size);
 }

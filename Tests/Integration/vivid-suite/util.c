@@ -208,3 +208,18 @@ int check_sample_gaps(const ccore_frame_sample *s, uint32_t n, int64_t period, g
     }
     return 0;
 }
+
+int vivid_reload(int multiplanar, char *message, size_t message_size) {
+    /* The arguments Tools/vm/run-in-guest.sh loads vivid with (suite.h), plus the API. */
+    char cmd[256];
+    snprintf(cmd, sizeof cmd,
+             "modprobe -r vivid && modprobe vivid n_devs=1 node_types=0x101 input_types=0xe4 multiplanar=%d",
+             multiplanar ? 2 : 1);
+    fflush(stdout);
+    int status = system(cmd);
+    if (status != 0) {
+        snprintf(message, message_size, "'%s' failed (status 0x%x)", cmd, status);
+        return -EIO;
+    }
+    return find_vivid_nodes(&g_nodes, message, message_size);
+}

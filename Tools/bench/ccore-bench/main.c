@@ -2,7 +2,7 @@
  * path (ccore_processor_process), on one core.
  *
  *   ccore-bench --yuyv FILE --size WxH [--mjpeg FILE]... [--json] [--cpu N]
- *               [--seconds S] [--warmup N]
+ *               [--seconds S] [--warmup N] [--thumbnail-width N]
  *
  * Frames are loaded into memory first. Raw YUYV frames are handed over as a
  * ccore_image pointing straight at the frame bytes (what the capture thread
@@ -217,6 +217,23 @@ static uint64_t *samples;
 static size_t max_samples = 2000000;
 static double seconds_per_line = 1.5;
 static uint32_t warmup_frames = 120;
+static uint32_t thumbnail_width = 320;
+
+/* The capture configuration of the camera path: ccore_source_config_init's
+ * defaults with the face detector's thumbnail as CameraSession asks for it
+ * (ScanPipeline.thumbnailSize): `thumbnail_width` pixels wide, or the frame's
+ * width if smaller, at the frame's aspect, even height (320x240 for 640x480,
+ * 320x180 for 1280x720). */
+static ccore_source_config camera_config(uint32_t width, uint32_t height) {
+    ccore_source_config sc;
+    ccore_source_config_init(&sc);
+    uint32_t tw = width < thumbnail_width ? width : thumbnail_width;
+    sc.thumbnail_width = tw;
+    sc.thumbnail_height = width ? (uint32_t)((uint64_t)height * tw / width) & ~1u : 0;
+    if ((uint64_t)sc.thumbnail_width * sc.thumbnail_height > sizeof ((op *)0)->thumb)
+        die("%s", "the thumbnail is larger than 640x480 pixels; pass a smaller --thumbnail-width", 0);
+    return sc;
+}
 
 static void measure(op *o, line *l, double seconds) {
     const clip *c = o->c;
@@ -300,7 +317,7 @@ static line *new_line(void) {
 
 static const char *kind_name(const clip *c) { return c->is_mjpeg ? "mjpeg" : "yuyv"; }
 
-/* ccore_processor_process with the capture defaults (ccore_source_config_init),
+/* ccore_processor_process with the camera path's configuration (camera_config),
  * or with min_roi_pixels (and, if needed, the thumbnail) set so that the
  * processor's own scale choice lands on `force_scale`. */
 static void processor_line(const clip *c, uint32_t force_scale, uint32_t buffers) {
@@ -312,8 +329,7 @@ static void processor_line(const clip *c, uint32_t force_scale, uint32_t buffers
         if (f->count > buffers) f->count = buffers;
         c = f;
     }
-    ccore_source_config sc;
-    ccore_source_config_init(&sc);
+    ccore_source_config sc = camera_config(c->width, c->height);
     ccore_processor_config pc = {
         .pixel_format = c->is_mjpeg ? CCORE_PIXEL_NONE : CCORE_PIXEL_YUYV,
         .is_mjpeg = (uint32_t)c->is_mjpeg,
@@ -389,8 +405,7 @@ static void component_line(const clip *c, const char *part, uint32_t scale) {
     o.c = c;
     o.scale = scale;
     o.rois = roi_set();
-    ccore_source_config sc;
-    ccore_source_config_init(&sc);
+    ccore_source_config sc = camera_config(c->width, c->height);
     uint32_t dw = (c->width + scale - 1) / scale, dh = (c->height + scale - 1) / scale;
     o.thumb_w = sc.thumbnail_width < dw ? sc.thumbnail_width : dw;
     o.thumb_h = sc.thumbnail_height < dh ? sc.thumbnail_height : dh;
@@ -596,9 +611,11 @@ static uint64_t timer_overhead(void) {
 static void usage(void) {
     fprintf(stderr,
             "usage: ccore-bench [--yuyv FILE --size WxH] [--mjpeg FILE]... [--json | --json-out FILE] [--cpu N]\n"
-            "                   [--seconds S] [--warmup N]\n"
+            "                   [--seconds S] [--warmup N] [--thumbnail-width N]\n"
             "  Times ccore_processor_process per frame (one core) and counts heap allocations on it.\n"
-            "  --seconds: timing budget per processor line (components get a third); default 1.5\n");
+            "  --seconds: timing budget per processor line (components get a third); default 1.5\n"
+            "  --thumbnail-width: the detector thumbnail's width at the frame's aspect, as the camera\n"
+            "                     path asks for it; default 320 (320x240 for 640x480)\n");
 }
 
 int main(int argc, char **argv) {
@@ -624,9 +641,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--cpu")) want_cpu = atoi(v), i++;
         else if (!strcmp(a, "--seconds")) seconds_per_line = atof(v), i++;
         else if (!strcmp(a, "--warmup")) warmup_frames = (uint32_t)strtoul(v, NULL, 10), i++;
+        else if (!strcmp(a, "--thumbnail-width")) thumbnail_width = (uint32_t)strtoul(v, NULL, 10), i++;
         else return usage(), 2;
     }
-    if ((!yuyv && !nmjpeg) || (yuyv && (w < 2 || h < 1 || (w & 1))) || seconds_per_line <= 0) return usage(), 2;
+    if ((!yuyv && !nmjpeg) || (yuyv && (w < 2 || h < 1 || (w & 1))) || seconds_per_line <= 0 ||
+        thumbnail_width < 2 || thumbnail_width > 640)
+        return usage(), 2;
 
     int cpu = pin_to_one_core(want_cpu);
     if (cpu < 0) fprintf(stderr, "ccore-bench: warning: could not pin to one core; numbers will be noisier\n");

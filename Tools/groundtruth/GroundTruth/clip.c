@@ -25,31 +25,41 @@ void gt_set_msg(char *msg, size_t msg_size, const char *fmt, ...) {
  * their flaw and the warnings (QualityWarning.Kind names) it should raise. */
 static const gt_scenario_def scenarios[GT_SCENARIO_COUNT] = {
     [GT_STILL] = {"still", "tiny natural sway and breathing only", 30, 2.0f, 1.0f, 90, 0, 1, 0, 0, 0, 0, GT_FORMAT_Y4M,
-                  GTQ_NONE, ""},
+                  GTQ_NONE, "", 0, 0},
     [GT_MOTION] = {"motion", "head moves: translation +-6%, roll +-4 deg, scale +-5%", 30, 2.0f, 1.0f, 90, 0, 1, 1, 0,
-                   0, 0, GT_FORMAT_Y4M, GTQ_NONE, ""},
+                   0, 0, GT_FORMAT_Y4M, GTQ_NONE, "", 0, 0},
     [GT_LIGHTING] = {"lighting", "light drifts +-15% and steps 2-3 times by +-8-12%", 30, 2.0f, 1.0f, 90, 0, 1, 0, 1, 0,
-                     0, GT_FORMAT_Y4M, GTQ_NONE, ""},
+                     0, GT_FORMAT_Y4M, GTQ_NONE, "", 0, 0},
     [GT_NOISE] = {"noise", "strong sensor noise (sigma 7 levels)", 30, 7.0f, 1.0f, 90, 0, 1, 0, 0, 0, 0,
-                  GT_FORMAT_Y4M, GTQ_NONE, ""},
+                  GT_FORMAT_Y4M, GTQ_NONE, "", 0, 0},
     [GT_JPEG] = {"jpeg", "heavy JPEG compression (quality 55), MJPEG by default", 30, 2.0f, 1.0f, 55, 1, 1, 0, 0, 0, 0,
-                 GT_FORMAT_MJPEG, GTQ_NONE, ""},
+                 GT_FORMAT_MJPEG, GTQ_NONE, "", 0, 0},
     [GT_DARK] = {"dark", "darker skin (Fitzpatrick V-VI), half the pulse amplitude", 30, 2.0f, 0.5f, 90, 0, 1, 0, 0, 1,
-                 0, GT_FORMAT_Y4M, GTQ_NONE, ""},
+                 0, GT_FORMAT_Y4M, GTQ_NONE, "", 0, 0},
     [GT_LOWFPS] = {"lowfps", "15 frames per second", 15, 2.0f, 1.0f, 90, 0, 1, 0, 0, 0, 0, GT_FORMAT_Y4M, GTQ_NONE,
-                   ""},
+                   "", 0, 0},
     [GT_DROPPED] = {"dropped", "~4% of frames missing (single and bursts); truth lists frame times", 30, 2.0f, 1.0f,
-                    90, 0, 1, 0, 0, 0, 1, GT_FORMAT_Y4M, GTQ_NONE, ""},
+                    90, 0, 1, 0, 0, 0, 1, GT_FORMAT_Y4M, GTQ_NONE, "", 0, 0},
     [GT_LOWAMP] = {"lowamp", "a third of the normal pulse amplitude", 30, 2.0f, 1.0f / 3, 90, 0, 1, 0, 0, 0, 0,
-                   GT_FORMAT_Y4M, GTQ_NONE, ""},
+                   GT_FORMAT_Y4M, GTQ_NONE, "", 0, 0},
     [GT_NOPULSE] = {"nopulse", "no pulse at all (a photo or mannequin), otherwise as still", 30, 2.0f, 0.0f, 90, 0, 0,
-                    0, 0, 0, 0, GT_FORMAT_Y4M, GTQ_NONE, ""},
+                    0, 0, 0, 0, GT_FORMAT_Y4M, GTQ_NONE, "", 0, 0},
     [GT_NOPULSE_MOTION] = {"nopulse-motion", "no pulse, with motion", 30, 2.0f, 0.0f, 90, 0, 0, 1, 0, 0, 0,
-                           GT_FORMAT_Y4M, GTQ_NONE, ""},
+                           GT_FORMAT_Y4M, GTQ_NONE, "", 0, 0},
     [GT_HARD] = {"hard", "motion + lighting + noise 4 + JPEG 65 + 0.6x amplitude, MJPEG by default", 30, 4.0f, 0.6f,
-                 65, 1, 1, 1, 1, 0, 0, GT_FORMAT_MJPEG, GTQ_NONE, ""},
+                 65, 1, 1, 1, 1, 0, 0, GT_FORMAT_MJPEG, GTQ_NONE, "", 0, 0},
+    [GT_AUTOGAIN] = {"autogain", "auto-gain/exposure steps 3-6 times by 8-25% and hunts; white balance drifts", 30,
+                     2.0f, 1.0f, 90, 0, 1, 0, 0, 0, 0, GT_FORMAT_Y4M, GTQ_NONE, "", GT_CAM_AUTOGAIN, 0},
+    [GT_MAINS_FLICKER] = {"mains-flicker", "100/120 Hz light ripple (2-8%) read by a rolling shutter", 30, 2.0f,
+                          1.0f, 90, 0, 1, 0, 0, 0, 0, GT_FORMAT_Y4M, GTQ_NONE, "", GT_CAM_MAINS, 0},
+    [GT_FAST] = {"fast", "a fast pulse, 115-180 bpm", 30, 2.0f, 1.0f, 90, 0, 1, 0, 0, 0, 0, GT_FORMAT_Y4M, GTQ_NONE,
+                 "", 0, 1},
+    [GT_SLOW] = {"slow", "a slow pulse, 45-55 bpm", 30, 2.0f, 1.0f, 90, 0, 1, 0, 0, 0, 0, GT_FORMAT_Y4M, GTQ_NONE, "",
+                 0, 2},
+    [GT_BOARD] = {"board", "a board camera: 15 fps, MJPEG 50, autogain, white balance, mains flicker, noise 3", 15,
+                  3.0f, 1.0f, 50, 1, 1, 0, 0, 0, 0, GT_FORMAT_MJPEG, GTQ_NONE, "", GT_CAM_AUTOGAIN | GT_CAM_MAINS, 0},
 #define QUALITY(id, name, text, motion, pulse, flaw, warnings) \
-    [id] = {name, text, 30, 2.0f, 1.0f, 90, 0, pulse, motion, 0, 0, 0, GT_FORMAT_Y4M, flaw, warnings}
+    [id] = {name, text, 30, 2.0f, 1.0f, 90, 0, pulse, motion, 0, 0, 0, GT_FORMAT_Y4M, flaw, warnings, 0, 0}
     QUALITY(GT_TOO_DARK, "too-dark", "the whole scene dim (exposure x0.15): face luma ~25-40", 0, 1, GTQ_TOO_DARK,
             "tooDark"),
     QUALITY(GT_TOO_BRIGHT, "too-bright", "overexposed (x1.8): the skin clips", 0, 1, GTQ_TOO_BRIGHT, "tooBright"),
@@ -177,6 +187,7 @@ static int resolve(const gt_options *in, gt_options *o, char *msg, size_t msg_si
         gt_set_msg(msg, msg_size, "unknown format %d", (int)o->format);
         return -EINVAL;
     }
+    o->variety = o->variety != 0;
     if (o->threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         o->threads = n < 1 ? 1 : n > 8 ? 8 : (uint32_t)n;
@@ -266,10 +277,47 @@ static int build_backdrop(gt_clip *c, float fcx, float fcy) {
             for (int k = 0; k < 3; k++) {
                 float v = 0;
                 for (int t = 0; t < GT_BACKDROP_TERMS; t++) v += L->backdrop_poly[k][t] * basis[t];
-                p[k] = v * (1 + tex);
+                p[k] = v * (1 + tex) * c->look.backdrop_tint[k];
             }
         }
     return 0;
+}
+
+/* Reflectance of skin relative to the portrait's (about Fitzpatrick II), per
+ * type: melanin absorbs blue and green more than red, so darker types lose
+ * blue most. Type VI is the dark scenario's long-standing scale. */
+static const float fitzpatrick_scale[7][3] = {
+    {1, 1, 1},          {1.07f, 1.09f, 1.11f}, {1, 1, 1},          {0.87f, 0.79f, 0.73f},
+    {0.70f, 0.59f, 0.52f}, {0.52f, 0.41f, 0.36f}, {0.40f, 0.31f, 0.27f},
+};
+
+/* The seed's variation of the portrait, from its own stream (drawn always,
+ * so the person's other numbers never move). Without variety the portrait
+ * stays as it is, darkened for the dark scenario. */
+static void pick_look(gt_clip *c) {
+    gt_rng r = gt_rng_stream(c->opt.seed, 11);
+    gt_look *L = &c->look;
+    int type = 1 + (int)(gt_uniform(&r) * 6);
+    int dark_type = gt_uniform(&r) < 0.5 ? 5 : 6;
+    float width = (float)gt_uniform_in(&r, 0.88, 1.12);
+    int glasses = gt_uniform(&r) < 0.35;
+    float frame_shade = (float)gt_uniform_in(&r, 0.1, 1);
+    float beard = gt_uniform(&r) < 0.25 ? (float)gt_uniform_in(&r, 0.5, 0.95) : 0;
+    float hair = (float)gt_uniform_in(&r, 0.4, 1.3);
+    static const float tints[6][3] = {{1, 1, 1},          {0.72f, 0.84f, 1.05f}, {0.80f, 0.97f, 0.80f},
+                                      {1.05f, 0.88f, 0.72f}, {0.55f, 0.55f, 0.58f}, {0.95f, 0.80f, 0.85f}};
+    int tint = (int)(gt_uniform(&r) * 6);
+    memset(L, 0, sizeof *L);
+    L->fitzpatrick = c->sc->dark ? (c->opt.variety ? dark_type : 6) : (c->opt.variety ? type : 2);
+    memcpy(L->skin_scale, fitzpatrick_scale[L->fitzpatrick], sizeof L->skin_scale);
+    L->face_width = c->opt.variety ? width : 1;
+    for (int k = 0; k < 3; k++) L->backdrop_tint[k] = c->opt.variety ? tints[tint][k] : 1;
+    if (!c->opt.variety) return;
+    L->glasses = glasses;
+    /* Black, or tortoiseshell brown. */
+    L->glasses_rgb[0] = 25 + 60 * frame_shade, L->glasses_rgb[1] = 22 + 35 * frame_shade, L->glasses_rgb[2] = 22 + 15 * frame_shade;
+    L->beard = beard;
+    L->beard_rgb[0] = 48 * hair, L->beard_rgb[1] = 36 * hair, L->beard_rgb[2] = 28 * hair;
 }
 
 /* Framing of the quality scenarios, after the per-seed look was drawn (so
@@ -331,6 +379,13 @@ int gt_clip_create(const gt_options *options, gt_clip **out, char *msg, size_t m
     if (!c->sc->pulse) c->opt.pulse_amplitude = 0;
     place_for_quality(c, &face_frac);
 
+    pick_look(c);
+    if (c->opt.variety && !c->sc->dark && options->pulse_amplitude == 0) {
+        /* Melanin absorbs in the same band as blood: darker skin pulses less, relative to
+         * its own darker colour (the dark scenario's factor already says so). */
+        static const float tone_amplitude[7] = {1, 1.1f, 1.0f, 0.9f, 0.8f, 0.65f, 0.5f};
+        c->opt.pulse_amplitude *= tone_amplitude[c->look.fitzpatrick];
+    }
     if ((rc = gt_signals_build(c, msg, msg_size)) < 0) goto fail;
     gt_box fb = gt_face_box_source();
     c->frame_scale = face_frac * c->opt.height / fb.h;
@@ -341,7 +396,8 @@ int gt_clip_create(const gt_options *options, gt_clip **out, char *msg, size_t m
      * integrates light over its area. */
     c->oversample = c->frame_scale < 1.2f ? 2 : 1;
     float scale = c->frame_scale * c->oversample;
-    if ((rc = gt_face_layer_build(&c->face, scale, c->opt.pulse_amplitude, c->sc->dark, msg, msg_size)) < 0) goto fail;
+    if ((rc = gt_face_layer_build(&c->face, scale, c->opt.pulse_amplitude, &c->look, c->opt.seed, msg, msg_size)) < 0)
+        goto fail;
     float fcx, fcy;
     gt_face_centre_source(&fcx, &fcy);
     c->face_cx = c->face.origin_x + fcx * scale;

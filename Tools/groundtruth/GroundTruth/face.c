@@ -56,8 +56,11 @@ static const float torso[][2] = {{126, 160}, {114, 190}, {113, 201}, {97, 216}, 
 /* Pulsatility of skin per channel (skin-reflection model: R : G : B =
  * 0.33 : 0.77 : 0.53), relative to green. */
 static const float channel_weight[3] = {0.33f / 0.77f, 1.0f, 0.53f / 0.77f};
-/* Reflectance scale from this (light) skin to Fitzpatrick V-VI. */
-static const float dark_scale[3] = {0.40f, 0.31f, 0.27f};
+/* Drawn glasses: a lens (ellipse) over each eye, the bridge and the temples'
+ * ends, in source pixels; and the beard's reach (below the cheekbones). */
+static const float lens[2][4] = {{203.5f, 101.5f, 15.5f, 10.5f}, {246.0f, 102.5f, 15.0f, 10.5f}};
+static const float bridge[2][2] = {{219.0f, 99.5f}, {231.0f, 100.0f}};
+static const float temples[2][2][2] = {{{188.0f, 99.0f}, {178.0f, 97.0f}}, {{261.0f, 100.5f}, {271.0f, 98.5f}}};
 
 /* The occluded scenario's card: over the subject's left cheek (image right)
  * and the inner half of the other, nose and upper lip included. A light blue
@@ -74,6 +77,50 @@ void gt_face_centre_source(float *x, float *y) {
 }
 
 static float clamp01(float v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
+
+/* Distance from (x, y) to the segment a-b. */
+static float segment_distance(float x, float y, const float *a, const float *b) {
+    float dx = b[0] - a[0], dy = b[1] - a[1];
+    float u = clamp01(((x - a[0]) * dx + (y - a[1]) * dy) / (dx * dx + dy * dy));
+    return hypotf(x - a[0] - u * dx, y - a[1] - u * dy);
+}
+
+/* Glasses at a source pixel: how much the frame covers it (0-1) and the
+ * lens's transmission over it (1 outside the lenses). */
+static void glasses_at(float x, float y, float *frame, float *transmit) {
+    float cover = 0, t = 1;
+    for (int e = 0; e < 2; e++) {
+        float ex = (x - lens[e][0]) / lens[e][2], ey = (y - lens[e][1]) / lens[e][3];
+        float r = sqrtf(ex * ex + ey * ey), d = (r - 1) * fminf(lens[e][2], lens[e][3]);
+        cover = fmaxf(cover, clamp01(1.6f - fabsf(d)));
+        if (r < 1) t = 0.9f;
+        cover = fmaxf(cover, clamp01(1.4f - segment_distance(x, y, temples[e][0], temples[e][1])));
+    }
+    cover = fmaxf(cover, clamp01(1.3f - segment_distance(x, y, bridge[0], bridge[1])));
+    *frame = cover, *transmit = t;
+}
+
+/* Beard coverage at a source pixel (0-1) before its density: moustache,
+ * chin and jaw, inside the face oval widened a little, the lips left bare. */
+static float beard_at(float x, float y, float texture) {
+    float ox = (x - oval_cx) / (oval_rx + 3), oy = (y - oval_cy) / (oval_ry + 3), oval = ox * ox + oy * oy;
+    float inside = clamp01((1 - oval) / 0.1f);
+    float mx = (x - features[4][0]) / features[4][2], my = (y - features[4][1]) / features[4][3];
+    float lips = clamp01((1.15f - mx * mx - my * my) / 0.2f);
+    float moustache = clamp01((y - 134) / 2) * clamp01((11 - fabsf(my * features[4][3] + 6)) / 2) *
+                      clamp01((30 - fabsf(x - features[4][0])) / 3);
+    float chin = clamp01((y - 141) / 4);
+    float jaw = clamp01((y - 134) / 4) * clamp01((fabsf(x - oval_cx) - 27) / 4);
+    float c = fmaxf(moustache, fmaxf(chin, jaw)) * inside * (1 - lips);
+    return c * (0.75f + 0.25f * texture);
+}
+
+/* A hashed value in [0, 1) per source pixel and seed: hair's strand texture. */
+static float pixel_hash(uint32_t i, uint32_t j, uint32_t seed) {
+    uint32_t h = i * 0x8da6b343u ^ j * 0xd8163841u ^ seed * 0xcb1ab31fu;
+    h ^= h >> 13, h *= 0x5bd1e995u, h ^= h >> 15;
+    return (h & 0xffffff) / 16777216.0f;
+}
 
 static float fringe_at(float x) {
     size_t n = sizeof fringe_x / sizeof fringe_x[0];
@@ -265,16 +312,17 @@ static int fit_backdrop(gt_face_layer *layer, const float *rgb, const float *alp
     return 0;
 }
 
-int gt_face_layer_build(gt_face_layer *layer, float scale, float amplitude, int dark, char *msg, size_t msg_size) {
+int gt_face_layer_build(gt_face_layer *layer, float scale, float amplitude, const gt_look *look, uint32_t seed,
+                        char *msg, size_t msg_size) {
     memset(layer, 0, sizeof *layer);
-    float *rgb = NULL, *skin = NULL, *darkw = NULL, *alpha = NULL, *src = NULL;
+    float *rgb = NULL, *skin = NULL, *darkw = NULL, *alpha = NULL, *src = NULL, *backw = NULL;
     uint32_t w = 0, h = 0;
     int rc = decode_face(&rgb, &w, &h, msg, msg_size);
     if (rc < 0) return rc;
     size_t n = (size_t)w * h;
     skin = malloc(n * sizeof *skin), darkw = malloc(n * sizeof *darkw), alpha = malloc(n * sizeof *alpha);
-    src = malloc(n * GT_L_CHANNELS * sizeof *src);
-    if (!skin || !darkw || !alpha || !src) {
+    src = malloc(n * GT_L_CHANNELS * sizeof *src), backw = malloc(n * sizeof *backw);
+    if (!skin || !darkw || !alpha || !src || !backw) {
         rc = -ENOMEM;
         goto done;
     }
@@ -334,8 +382,15 @@ int gt_face_layer_build(gt_face_layer *layer, float scale, float amplitude, int 
             darkw[k] = colour * (1 - white) * region * clamp01(below_fringe / 1.5f);
             float hx = (x - head_cx) / head_rx, hy = (y - head_cy) / head_ry;
             alpha[k] = (hx * hx + hy * hy <= 1 || in_polygon(x, y, torso, sizeof torso / sizeof torso[0])) ? 1.0f : 0.0f;
+            /* The photo's own backdrop inside the silhouette (bright, colourless, off the
+             * face): it takes the synthetic backdrop's tint, so the two still meet unseen. */
+            float mxc = fmaxf(rgb[k * 3], fmaxf(rgb[k * 3 + 1], rgb[k * 3 + 2]));
+            float mnc = fminf(rgb[k * 3], fminf(rgb[k * 3 + 1], rgb[k * 3 + 2]));
+            backw[k] = clamp01((mnc - 125) / 20) * clamp01((45 - (mxc - mnc)) / 10) * clamp01((oval - 1.2f) / 0.3f);
         }
-    if ((rc = blur(skin, w, h, 1)) < 0 || (rc = blur(darkw, w, h, 3)) < 0 || (rc = blur(alpha, w, h, 3)) < 0) goto done;
+    if ((rc = blur(skin, w, h, 1)) < 0 || (rc = blur(darkw, w, h, 3)) < 0 || (rc = blur(alpha, w, h, 3)) < 0 ||
+        (rc = blur(backw, w, h, 2)) < 0)
+        goto done;
 
     /* Pulse strength across the face: strongest on forehead and cheeks
      * (thin skin over dense capillaries), weaker towards jaw and nose;
@@ -360,15 +415,34 @@ int gt_face_layer_build(gt_face_layer *layer, float scale, float amplitude, int 
                     if (in_roi) wsum += skin[k], psum += skin[k] * profile;
                     continue;
                 }
-                float c[3];
+                float c[3], swing = amplitude * profile * skin[k];
                 for (int ch = 0; ch < 3; ch++) {
                     c[ch] = rgb[k * 3 + ch];
-                    if (dark) c[ch] *= 1 - darkw[k] * (1 - dark_scale[ch]);
+                    c[ch] *= 1 - darkw[k] * (1 - look->skin_scale[ch]);
+                    c[ch] *= 1 + backw[k] * (look->backdrop_tint[ch] - 1);
                 }
-                float a = alpha[k], *o = src + k * GT_L_CHANNELS, swing = amplitude * profile * skin[k];
+                /* What covers the skin: a beard (hair does not pulse), glasses' frames, lenses. */
+                float cover[3] = {0, 0, 0}, covered = 0;
+                if (look->beard > 0) {
+                    float b = look->beard * beard_at(x, y, pixel_hash(i, j, seed));
+                    float strand = 0.6f + 0.8f * pixel_hash(j, i, seed ^ 0x9e37u);
+                    for (int ch = 0; ch < 3; ch++) cover[ch] = look->beard_rgb[ch] * strand;
+                    covered = b;
+                }
+                if (look->glasses) {
+                    float frame, transmit;
+                    glasses_at(x, y, &frame, &transmit);
+                    for (int ch = 0; ch < 3; ch++) c[ch] *= transmit;
+                    if (frame > covered) {
+                        for (int ch = 0; ch < 3; ch++) cover[ch] = look->glasses_rgb[ch];
+                        covered = frame;
+                    }
+                }
+                float a = alpha[k], *o = src + k * GT_L_CHANNELS;
                 for (int ch = 0; ch < 3; ch++) {
-                    o[GT_L_R + ch] = a * c[ch];
-                    o[GT_L_DR + ch] = a * c[ch] * swing * channel_weight[ch];
+                    float pulsing = c[ch] * (1 - covered);
+                    o[GT_L_R + ch] = a * (pulsing + covered * cover[ch]);
+                    o[GT_L_DR + ch] = a * pulsing * swing * channel_weight[ch];
                 }
                 o[GT_L_A] = a;
                 o[GT_L_PAD] = 0;
@@ -408,7 +482,7 @@ int gt_face_layer_build(gt_face_layer *layer, float scale, float amplitude, int 
     layer->origin_x = border - GT_CROP_X * scale;
     layer->origin_y = border - GT_CROP_Y * scale;
 done:
-    free(rgb), free(skin), free(darkw), free(alpha), free(src);
+    free(rgb), free(skin), free(darkw), free(alpha), free(src), free(backw);
     if (rc < 0) gt_face_layer_free(layer);
     return rc;
 }

@@ -71,7 +71,14 @@ typedef struct {
     gt_format format;      /* what AUTO means without a telling extension */
     gt_quality quality;    /* the capture-quality flaw, GTQ_NONE for the accuracy scenarios */
     const char *warnings;  /* the quality warnings it should raise, comma-separated ("" none) */
+    int camera;            /* GT_CAM_* flags: what a board camera does on its own */
+    int heart_range;       /* 0: the seed's 55-100 bpm; 1: fast, 115-180; 2: slow, 45-55 */
 } gt_scenario_def;
+
+enum {
+    GT_CAM_AUTOGAIN = 1, /* auto-gain/exposure steps and hunting, auto white balance drift */
+    GT_CAM_MAINS = 2,    /* 100/120 Hz light ripple, rolling shutter */
+};
 
 const gt_scenario_def *gt_scenario_get(gt_scenario scenario);
 
@@ -105,11 +112,24 @@ gt_box gt_face_box_source(void);
 gt_box gt_face_roi_source(int roi);
 void gt_face_centre_source(float *x, float *y);
 
+/* How the seed varies the one portrait (all neutral when variety is off). */
+typedef struct {
+    int fitzpatrick;         /* 1-6; the portrait itself is about II */
+    float skin_scale[3];     /* reflectance of the skin relative to the portrait's, per channel */
+    float face_width;        /* horizontal scale of the head (face-shape warp) */
+    int glasses;             /* drawn frames over the eyes */
+    float glasses_rgb[3];
+    float beard;             /* 0 none; else the beard's density (0.5-0.95) */
+    float beard_rgb[3];
+    float backdrop_tint[3];  /* the backdrop's colour, relative to the photo's */
+} gt_look;
+
 /* Builds the layer at `scale` (frame pixels per source pixel): decodes the
  * embedded JPEG, derives the skin mask from the face's own colour, bakes the
  * pulse swing (`amplitude` relative peak-to-peak in green, 0 = none) and the
- * darker-skin transform. Returns 0 or -ENOMEM / -EIO with a message. */
-int gt_face_layer_build(gt_face_layer *layer, float scale, float amplitude, int dark, char *msg, size_t msg_size);
+ * look (skin tone, glasses, beard, backdrop). Returns 0 or -ENOMEM / -EIO with a message. */
+int gt_face_layer_build(gt_face_layer *layer, float scale, float amplitude, const gt_look *look, uint32_t seed,
+                        char *msg, size_t msg_size);
 void gt_face_layer_free(gt_face_layer *layer);
 /* Terms of the backdrop fit at source pixel (x, y). */
 void gt_backdrop_basis(float x, float y, float *basis);
@@ -120,7 +140,10 @@ void gt_backdrop_basis(float x, float y, float *basis);
 typedef struct {
     double t;         /* seconds since the clip's start */
     float pulse;      /* pulse waveform (blood volume, 0-mean, unit peak-to-peak) x breathing AM */
-    float gain[3];    /* illumination x exposure, per channel */
+    float gain[3];    /* illumination x exposure x camera gain and white balance, per channel */
+    float noise_gain; /* the sensor noise's scale: the camera's analog gain relative to its start */
+    float flicker_amp, flicker_phase, flicker_dphase; /* rolling-shutter mains ripple: row y's gain is
+                                                         1 + amp sin(phase + dphase y) */
     float tx, ty;     /* head translation, frame pixels */
     float rot;        /* head roll, radians */
     float scale;      /* head scale relative to the base */
@@ -157,6 +180,7 @@ struct gt_clip {
     size_t beat_count;
     double heart_rate;           /* requested mean, bpm */
     double respiratory_rate;     /* truth mean, breaths/min */
+    gt_look look;
     gt_frame *frames;
 
     /* pictures */

@@ -136,7 +136,7 @@ void gt_render_frame(const gt_clip *c, gt_worker *w, uint32_t index) {
     const v4 gain = {f->gain[0], f->gain[1], f->gain[2], 0};
     extras ex;
     extras_init(&ex, c, f);
-    const float pulse = f->pulse, sigma = c->opt.noise_sigma;
+    const float pulse = f->pulse, sigma = c->opt.noise_sigma * f->noise_gain;
     gt_rng rng = gt_rng_stream(c->opt.seed, 0x100000000ull + index);
 
     for (uint32_t y = 0; y < H; y++) {
@@ -146,6 +146,9 @@ void gt_render_frame(const gt_clip *c, gt_worker *w, uint32_t index) {
         const float *bg = c->backdrop + (size_t)by * W * 3;
         const float *noise = c->noise + (gt_rng_next(&rng) & (GT_NOISE_TABLE - 1));
         float *out = w->rgb + (size_t)y * W * 3;
+        /* A rolling shutter reads this row at its own moment of the mains ripple. */
+        const v4 row_gain = f->flicker_amp > 0 ? gain * (1 + f->flicker_amp * sinf(f->flicker_phase + f->flicker_dphase * y))
+                                               : gain;
         const int row_lo = !c->no_face && (int)y >= y_lo && (int)y < y_hi ? x_lo : (int)W,
                   row_hi = row_lo < (int)W ? x_hi : 0;
         float u = u0 + du_dy * y + du_dx * row_lo, v = v0 + dv_dy * y + dv_dx * row_lo;
@@ -168,7 +171,7 @@ void gt_render_frame(const gt_clip *c, gt_worker *w, uint32_t index) {
                 u += du_dx, v += dv_dx;
             }
             if (ex.occluded && (int)y >= ex.oy0 && (int)y < ex.oy1 && x >= ex.ox0 && x < ex.ox1) px = ex.occluder;
-            px *= gain;
+            px *= row_gain;
             if (c->column_gain) px *= c->column_gain[x];
             if (sigma > 0) px += sigma * load4(noise + 3 * x);
             out[3 * x] = clamp255(px[0]), out[3 * x + 1] = clamp255(px[1]), out[3 * x + 2] = clamp255(px[2]);

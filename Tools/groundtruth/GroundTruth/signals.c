@@ -9,7 +9,10 @@
 
 #include "gt_internal.h"
 
-enum { STREAM_PERSON = 1, STREAM_BEATS = 2, STREAM_MOTION = 3, STREAM_LIGHT = 4, STREAM_DROPS = 5, STREAM_QUALITY = 10 };
+enum {
+    STREAM_PERSON = 1, STREAM_BEATS = 2, STREAM_MOTION = 3, STREAM_LIGHT = 4, STREAM_DROPS = 5, STREAM_QUALITY = 10,
+    STREAM_MORPHOLOGY = 12, STREAM_CAMERA = 13, STREAM_RANGE = 14,
+};
 
 /* Seconds of beats generated before and after the clip, so the waveform
  * and the instantaneous heart rate are defined at both ends. */
@@ -44,20 +47,47 @@ static double breath_wave(const breathing *b, double t) {
 
 /* ---- PPG waveform ------------------------------------------------------- */
 
+/* The shape of one person's pulse wave. Finger PPG shows a sharp systolic
+ * peak, a dicrotic notch and a diastolic (reflected) wave; in older or stiffer
+ * arteries and in the face's thinner, deeper-sampled skin the notch fades and
+ * the wave rounds off, leaving fewer harmonics. */
+typedef struct {
+    double rise, fall;          /* systolic upstroke and run-off widths, s (at 0.85 s beats) */
+    double notch_amp, notch_at; /* dicrotic / diastolic wave: height and delay, s */
+    double tail_amp;            /* diastolic run-off */
+    double beat_sd;             /* beat-to-beat amplitude variation (relative SD) */
+} ppg_shape;
+
+/* The template the generator has always used (a pronounced dicrotic wave). */
+static const ppg_shape classic_shape = {0.055, 0.10, 0.42, 0.30, 0.22, 0};
+
+static ppg_shape random_shape(gt_rng *r) {
+    ppg_shape p;
+    p.rise = gt_uniform_in(r, 0.045, 0.075);
+    p.fall = gt_uniform_in(r, 0.08, 0.15);
+    p.notch_amp = gt_uniform(r) < 0.3 ? 0 : gt_uniform_in(r, 0.1, 0.55); /* a third without a notch */
+    p.notch_at = gt_uniform_in(r, 0.26, 0.34);
+    p.tail_amp = gt_uniform_in(r, 0.08, 0.30);
+    p.beat_sd = gt_uniform_in(r, 0.03, 0.12);
+    return p;
+}
+
 /* Blood volume of one beat, `tau` seconds after its systolic peak: a fast
  * systolic upstroke and peak, the dicrotic notch, the diastolic (reflected)
  * wave and the diastolic run-off -- a sum of three Gaussians, the first one
  * asymmetric. Timing stretches mildly with the beat's interval. */
-static double ppg_beat(double tau, double ibi) {
+static double ppg_beat(const ppg_shape *p, double tau, double ibi) {
     double s = sqrt(ibi / 0.85);
-    double sys_sigma = tau < 0 ? 0.055 : 0.10 * s;
+    double sys_sigma = tau < 0 ? p->rise : p->fall * s;
     double a = tau / sys_sigma;
-    double d = (tau - 0.30 * s) / (0.075 * s);
-    double r = (tau - 0.42 * s) / (0.20 * s);
-    return exp(-0.5 * a * a) + 0.42 * exp(-0.5 * d * d) + 0.22 * exp(-0.5 * r * r);
+    double d = (tau - p->notch_at * s) / (0.075 * s);
+    double r = (tau - (p->notch_at + 0.12) * s) / (0.20 * s);
+    return exp(-0.5 * a * a) + p->notch_amp * exp(-0.5 * d * d) + p->tail_amp * exp(-0.5 * r * r);
 }
 
-static double ppg_at(const double *beats, size_t n, double t, size_t *cursor) {
+/* `gains`: each beat's amplitude (NULL: all 1). */
+static double ppg_at(const ppg_shape *p, const double *beats, const double *gains, size_t n, double t,
+                     size_t *cursor) {
     /* Beats are sorted; start a little before t. */
     size_t i = *cursor;
     while (i + 1 < n && beats[i + 1] < t - 1.5) i++;
@@ -65,17 +95,17 @@ static double ppg_at(const double *beats, size_t n, double t, size_t *cursor) {
     double v = 0;
     for (size_t k = i; k < n && beats[k] < t + 1.0; k++) {
         double ibi = k + 1 < n ? beats[k + 1] - beats[k] : beats[k] - beats[k - 1];
-        v += ppg_beat(t - beats[k], ibi);
+        v += (gains ? gains[k] : 1) * ppg_beat(p, t - beats[k], ibi);
     }
     return v;
 }
 
 /* Peak-to-peak of a steady train at `ibi`, to normalise the waveform. */
-static double ppg_span(double ibi) {
+static double ppg_span(const ppg_shape *p, double ibi) {
     double lo = 1e9, hi = -1e9;
     for (double t = 0; t < ibi; t += 0.001) {
         double v = 0;
-        for (int k = -4; k <= 4; k++) v += ppg_beat(t - k * ibi, ibi);
+        for (int k = -4; k <= 4; k++) v += ppg_beat(p, t - k * ibi, ibi);
         if (v < lo) lo = v;
         if (v > hi) hi = v;
     }
@@ -202,6 +232,70 @@ static void quality_flaws(gt_clip *c) {
     }
 }
 
+/* ---- board cameras -------------------------------------------------------- */
+
+/* Auto-exposure and auto-gain that cannot be locked (many UVC boards): the
+ * camera re-decides 3-6 times a clip and steps its gain by 8-25% at once,
+ * then hunts -- a damped overshoot of 3-8% over a second or two -- and
+ * breathes slowly (+-2%) around its target. The sensor noise grows with the
+ * gain. Auto white balance drifts the red and blue gains apart (+-3-5% over
+ * tens of seconds) and re-converges by 1-3% when the exposure steps. */
+static void camera_auto_gain(gt_clip *c) {
+    gt_rng r = gt_rng_stream(c->opt.seed, STREAM_CAMERA);
+    const double T = c->duration;
+    int nsteps = 3 + (int)(gt_uniform(&r) * 4);
+    double at[6], factor[6], hunt[6], tau[6], period[6], wb[6];
+    for (int s = 0; s < nsteps; s++) {
+        double lo = 0.08 + 0.84 * s / nsteps, hi = 0.08 + 0.84 * (s + 1) / nsteps;
+        at[s] = T * gt_uniform_in(&r, lo, hi);
+        double mag = gt_uniform_in(&r, 0.08, 0.25);
+        factor[s] = gt_uniform(&r) < 0.5 ? 1 / (1 + mag) : 1 + mag;
+        hunt[s] = gt_uniform_in(&r, 0.03, 0.08) * (gt_uniform(&r) < 0.5 ? -1 : 1);
+        tau[s] = gt_uniform_in(&r, 0.4, 1.5);
+        period[s] = gt_uniform_in(&r, 0.6, 2.0);
+        wb[s] = gt_uniform_in(&r, -0.03, 0.03);
+    }
+    double slow_amp = gt_uniform_in(&r, 0.005, 0.02), slow_period = gt_uniform_in(&r, 5, 15);
+    double slow_phase = gt_uniform_in(&r, 0, 2 * M_PI);
+    double wb_amp = gt_uniform_in(&r, 0.03, 0.05), wb_period = gt_uniform_in(&r, 15, 40);
+    double wb_phase = gt_uniform_in(&r, 0, 2 * M_PI);
+    for (uint32_t i = 0; i < c->frame_count; i++) {
+        gt_frame *f = &c->frames[i];
+        double t = f->t, g = 1 + slow_amp * sin(2 * M_PI * t / slow_period + slow_phase);
+        double warm = wb_amp * sin(2 * M_PI * t / wb_period + wb_phase);
+        for (int s = 0; s < nsteps; s++) {
+            if (t < at[s]) continue;
+            double u = t - at[s];
+            g *= factor[s] * (1 + hunt[s] * exp(-u / tau[s]) * cos(2 * M_PI * u / period[s]));
+            warm += wb[s];
+        }
+        f->gain[0] *= (float)(g * (1 + warm));
+        f->gain[1] *= (float)g;
+        f->gain[2] *= (float)(g * (1 - warm));
+        f->noise_gain = (float)g;
+    }
+}
+
+/* Lamps on 50 or 60 Hz mains ripple at 100 or 120 Hz; a rolling shutter
+ * reads each row a little later, so the ripple lies across the picture as
+ * bands that move from frame to frame (beating with the frame rate: the
+ * camera's clock and the grid are never exactly 30 Hz and 50 Hz). After the
+ * exposure's averaging 2-8% of ripple is left. */
+static void camera_mains_flicker(gt_clip *c) {
+    gt_rng r = gt_rng_stream(c->opt.seed, STREAM_CAMERA + 100);
+    double light_hz = (gt_uniform(&r) < 0.5 ? 100 : 120) * (1 + gt_uniform_in(&r, -0.002, 0.002));
+    double clock = 1 + gt_uniform_in(&r, -0.001, 0.001); /* the camera's true frame interval, relative */
+    double amp = gt_uniform_in(&r, 0.02, 0.08), phase = gt_uniform_in(&r, 0, 2 * M_PI);
+    double readout = gt_uniform_in(&r, 0.5, 0.9) / c->opt.fps; /* top row to bottom row, s */
+    for (uint32_t i = 0; i < c->frame_count; i++) {
+        gt_frame *f = &c->frames[i];
+        double t = f->t * clock;
+        f->flicker_amp = (float)amp;
+        f->flicker_phase = (float)fmod(2 * M_PI * light_hz * t + phase, 2 * M_PI);
+        f->flicker_dphase = (float)(2 * M_PI * light_hz * readout / c->opt.height);
+    }
+}
+
 /* ---- build -------------------------------------------------------------- */
 
 int gt_signals_build(gt_clip *c, char *msg, size_t msg_size) {
@@ -210,6 +304,11 @@ int gt_signals_build(gt_clip *c, char *msg, size_t msg_size) {
     gt_rng person = gt_rng_stream(c->opt.seed, STREAM_PERSON);
     /* Draw every per-person number first and always, so options never shift them. */
     double hr_seed = gt_uniform_in(&person, 55, 100), rr_seed = gt_uniform_in(&person, 8, 25);
+    if (sc->heart_range) {
+        /* The ends of the range, from their own stream: fast 115-180, slow 45-55 bpm. */
+        gt_rng rr = gt_rng_stream(c->opt.seed, STREAM_RANGE);
+        hr_seed = sc->heart_range == 1 ? gt_uniform_in(&rr, 115, 180) : gt_uniform_in(&rr, 45, 55);
+    }
     c->heart_rate = c->opt.heart_rate_bpm > 0 ? c->opt.heart_rate_bpm : hr_seed;
     breathing br = {
         .rate_hz = (c->opt.respiratory_rate > 0 ? c->opt.respiratory_rate : rr_seed) / 60.0,
@@ -238,11 +337,23 @@ int gt_signals_build(gt_clip *c, char *msg, size_t msg_size) {
 
     /* Pulse: PPG at each frame, 0-mean, unit peak-to-peak, its amplitude
      * modulated +-8% by breathing. */
+    gt_rng morph = gt_rng_stream(c->opt.seed, STREAM_MORPHOLOGY);
+    const ppg_shape shape = c->opt.variety ? random_shape(&morph) : classic_shape;
+    double *beat_gain = NULL;
+    if (sc->pulse && shape.beat_sd > 0) {
+        /* Beat-to-beat amplitude: stroke volume varies, a little from beat to beat. */
+        beat_gain = malloc(c->beat_count * sizeof *beat_gain);
+        if (!beat_gain) return -ENOMEM;
+        for (size_t k = 0; k < c->beat_count; k++) {
+            double g = 1 + shape.beat_sd * gt_gauss(&morph);
+            beat_gain[k] = g < 0.5 ? 0.5 : g > 1.5 ? 1.5 : g;
+        }
+    }
     if (sc->pulse) {
-        double span = ppg_span(60 / c->heart_rate), mean = 0;
+        double span = ppg_span(&shape, 60 / c->heart_rate), mean = 0;
         size_t cursor = 0;
         for (uint32_t i = 0; i < c->frame_count; i++) {
-            double v = ppg_at(c->beats, c->beat_count, c->frames[i].t, &cursor);
+            double v = ppg_at(&shape, c->beats, beat_gain, c->beat_count, c->frames[i].t, &cursor);
             c->frames[i].pulse = (float)v;
             mean += v;
         }
@@ -251,6 +362,7 @@ int gt_signals_build(gt_clip *c, char *msg, size_t msg_size) {
             c->frames[i].pulse = (float)((c->frames[i].pulse - mean) / span *
                                          (1 + 0.08 * breath_wave(&br, c->frames[i].t)));
     }
+    free(beat_gain);
 
     /* Head: natural sway (three slow sinusoids per axis), breathing lift,
      * and for the motion scenarios smooth moves between random poses. */
@@ -299,7 +411,7 @@ int gt_signals_build(gt_clip *c, char *msg, size_t msg_size) {
         f->ty = (float)(p[1] * H);
         f->rot = (float)p[2];
         f->scale = (float)(1 + p[3]);
-        f->squeeze = 1;
+        f->squeeze = c->look.face_width;
     }
     free(keys);
 
@@ -334,6 +446,9 @@ int gt_signals_build(gt_clip *c, char *msg, size_t msg_size) {
         f->gain[2] = (float)(g * (1 - warm));
     }
 
+    for (uint32_t i = 0; i < c->frame_count; i++) c->frames[i].noise_gain = 1;
+    if (sc->camera & GT_CAM_AUTOGAIN) camera_auto_gain(c);
+    if (sc->camera & GT_CAM_MAINS) camera_mains_flicker(c);
     if (sc->quality != GTQ_NONE) quality_flaws(c);
 
     /* Dropped frames: isolated losses and short bursts, ~4% in all; never

@@ -89,6 +89,12 @@ int gt_truth_write(const gt_clip *c, const char *path, char *msg, size_t msg_siz
     num(f, c->opt.noise_sigma, 2);
     fputs(",\n  \"pulseAmplitude\": ", f);
     num(f, pulse ? c->opt.pulse_amplitude : 0, 5);
+    /* Who the seed made of the portrait (variety), so results can be broken down by it. */
+    fprintf(f, ",\n  \"person\": {\"fitzpatrick\": %d, \"faceWidth\": ", c->look.fitzpatrick);
+    num(f, c->look.face_width, 3);
+    fprintf(f, ", \"glasses\": %s, \"beard\": ", c->look.glasses ? "true" : "false");
+    num(f, c->look.beard, 2);
+    fprintf(f, ", \"variety\": %s}", c->opt.variety ? "true" : "false");
     fprintf(f, ",\n  \"pulsePresent\": %s,\n  \"beatTimes\": [", pulse ? "true" : "false");
     for (size_t i = 0; i < nb; i++) {
         if (i) fputs(", ", f);

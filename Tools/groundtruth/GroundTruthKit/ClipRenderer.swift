@@ -13,9 +13,9 @@ public enum ClipRenderer {
         (0..<GT_SCENARIO_COUNT.rawValue).map { String(cString: gt_scenario_name(gt_scenario(rawValue: $0))) }
     }
 
-    /// The scenarios that test the pulse pipeline (still ... hard); the rest
+    /// The scenarios that test the pulse pipeline (still ... board); the rest
     /// (too-dark ... no-face) break a capture condition for the quality monitor.
-    public static var accuracyScenarioNames: [String] { Array(scenarioNames.prefix(Int(GT_HARD.rawValue) + 1)) }
+    public static var accuracyScenarioNames: [String] { Array(scenarioNames.prefix(Int(GT_TOO_DARK.rawValue))) }
 
     /// Renders `scenario` into `folder` as `name`.y4m/.mjpeg + `name`.json.
     /// `configure` may adjust the generator's options (size, duration, heart rate, ...).

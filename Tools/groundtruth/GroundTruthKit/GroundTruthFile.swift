@@ -13,6 +13,16 @@ public struct GroundTruthFile: Decodable, Sendable {
     public var durationSeconds: Double
     public var format: String
     public var pulsePresent: Bool
+    /// Who the seed made of the portrait: skin type, face width, glasses, beard (files from
+    /// before the wider generator have none).
+    public struct Person: Decodable, Sendable {
+        public var fitzpatrick: Int
+        public var faceWidth: Double
+        public var glasses: Bool
+        public var beard: Double
+        public var variety: Bool
+    }
+    public var person: Person?
     public var beatTimes: [Double]
     public var heartRate: [HeartRatePoint]
     public var meanHeartRate: Double?

@@ -17,7 +17,7 @@ static void usage(FILE *to) {
     fprintf(to,
             "usage: %s -o FILE [--scenario NAME] [--seed N] [--format y4m|mjpeg] [--size WxH]\n"
             "                             [--fps X] [--duration S] [--hr BPM] [--rr PER_MIN] [--amplitude A]\n"
-            "                             [--noise SIGMA] [--quality Q] [--truth PATH] [--threads N] [--quiet]\n"
+            "                             [--noise SIGMA] [--quality Q] [--truth PATH] [--threads N] [--variety] [--quiet]\n"
             "       %s --list\n"
             "       %s --frame INDEX -o FRAME.ppm [clip options]\n"
             "\n"
@@ -25,7 +25,8 @@ static void usage(FILE *to) {
             "(FILE with its extension replaced by .json, or --truth PATH).\n"
             "\n"
             "  --scenario NAME   still (default), motion, lighting, noise, jpeg, dark, lowfps, dropped,\n"
-            "                    lowamp, nopulse, nopulse-motion, hard; quality: too-dark, too-bright,\n"
+            "                    lowamp, nopulse, nopulse-motion, hard, autogain, mains-flicker, fast,\n"
+            "                    slow, board; quality: too-dark, too-bright,\n"
             "                    uneven, flicker, head-moving, camera-shake, off-center, too-far,\n"
             "                    too-close, turned-away, occluded, two-faces, no-face (--list describes them)\n"
             "  --seed N          the person and the circumstances (default 1); same seed, same bytes\n"
@@ -41,6 +42,8 @@ static void usage(FILE *to) {
             "  --noise SIGMA     sensor noise in 8-bit levels (default 2; 7 for noise; 0 = none)\n"
             "  --quality Q       JPEG quality 1-100 (default 90; 55 for jpeg, 65 for hard)\n"
             "  --threads N       rendering threads (default: one per CPU, at most 8)\n"
+            "  --variety         the seed also varies the person (skin tone I-VI, face width, glasses,\n"
+            "                    beard, backdrop) and the pulse wave's shape\n"
             "  --frame INDEX     write only that frame, as a binary PPM, to -o (to look at)\n",
             prog, prog, prog);
 }
@@ -157,6 +160,10 @@ int main(int argc, char **argv) {
             for (int s = 0; s < GT_SCENARIO_COUNT; s++)
                 printf("%-15s %s\n", gt_scenario_name((gt_scenario)s), gt_scenario_description((gt_scenario)s));
             return 0;
+        }
+        if (!strcmp(a, "--variety")) {
+            o.variety = 1;
+            continue;
         }
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;

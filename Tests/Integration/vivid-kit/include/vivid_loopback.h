@@ -28,17 +28,24 @@ int vivid_loopback_capture_on(const char *capture_path, uint32_t timings_index, 
 /* Puts the capture node back as other users expect it: loop off, full OSD, input 0. */
 void vivid_loopback_capture_off(const char *capture_path);
 
-/* The output node, streaming from mmap'ed buffers. */
+#define VIVID_OUTPUT_MAX_PLANES 3
+
+/* The output node, streaming from mmap'ed buffers, through the single-planar API or,
+ * when vivid was loaded with multiplanar=2, the multi-planar one. A frame is always
+ * handed over as its planes one after the other (plane p: plane_size[p] bytes). */
 typedef struct {
     int fd;
-    void *addr[VIVID_OUTPUT_MAX_BUFFERS];
-    size_t len[VIVID_OUTPUT_MAX_BUFFERS];
+    int mplane;
+    uint32_t planes;
+    void *addr[VIVID_OUTPUT_MAX_BUFFERS][VIVID_OUTPUT_MAX_PLANES];
+    size_t len[VIVID_OUTPUT_MAX_BUFFERS][VIVID_OUTPUT_MAX_PLANES];
+    uint32_t plane_size[VIVID_OUTPUT_MAX_PLANES];
     uint32_t count;
     uint32_t fourcc;
     uint32_t width;
     uint32_t height;
-    uint32_t bytesperline;
-    uint32_t sizeimage;
+    uint32_t bytesperline; /* plane 0 */
+    uint32_t sizeimage;    /* all planes */
     int streaming;
 } vivid_output;
 
@@ -48,7 +55,8 @@ typedef struct {
 int vivid_output_open(vivid_output *o, const char *output_path, const struct v4l2_dv_timings *timings,
                       uint32_t fourcc, uint32_t buffers, char *message, size_t message_size);
 
-/* Copies one frame (sizeimage bytes in the output's layout) into buffer `index` and queues it. */
+/* Copies one frame (sizeimage bytes: its planes one after the other) into buffer `index`
+ * and queues it. */
 int vivid_output_queue(vivid_output *o, uint32_t index, const uint8_t *frame);
 
 int vivid_output_start(vivid_output *o);

@@ -36,22 +36,28 @@ typedef enum {
     GT_NOPULSE = 9,        /* "nopulse": as still, but no pulse at all (a photo, a mannequin) */
     GT_NOPULSE_MOTION = 10, /* "nopulse-motion": no pulse, with motion */
     GT_HARD = 11,          /* "hard": motion + lighting + noise + JPEG + low amplitude */
+    /* Board cameras and the ends of the heart-rate range. */
+    GT_AUTOGAIN = 12,      /* "autogain": unlockable auto-gain/exposure: steps, hunting; white balance drifting */
+    GT_MAINS_FLICKER = 13, /* "mains-flicker": 100/120 Hz light ripple read by a rolling shutter */
+    GT_FAST = 14,          /* "fast": 115-180 bpm */
+    GT_SLOW = 15,          /* "slow": 45-55 bpm */
+    GT_BOARD = 16,         /* "board": 15 fps, MJPEG 50, autogain, white balance, mains flicker */
     /* Capture-quality scenarios: each breaks one condition the quality
      * monitor watches; the truth names the warnings it should raise. */
-    GT_TOO_DARK = 12,      /* "too-dark": the whole scene dim, face luma well under 50 */
-    GT_TOO_BRIGHT = 13,    /* "too-bright": overexposed, skin clipping */
-    GT_UNEVEN = 14,        /* "uneven": strong left-right light gradient across the face */
-    GT_FLICKER = 15,       /* "flicker": 10 Hz +-8% luminance (100 Hz light aliased at 30 fps) */
-    GT_HEAD_MOVING = 16,   /* "head-moving": large, continuous head motion */
-    GT_CAMERA_SHAKE = 17,  /* "camera-shake": the whole frame jitters by several pixels at 2-5 Hz */
-    GT_OFF_CENTER = 18,    /* "off-center": the face well off the centre */
-    GT_TOO_FAR = 19,       /* "too-far": small face, 16% of the frame height */
-    GT_TOO_CLOSE = 20,     /* "too-close": face box 82% of the frame height */
-    GT_TURNED_AWAY = 21,   /* "turned-away": a yawed head, approximated by a squeezed, shifted photo */
-    GT_OCCLUDED = 22,      /* "occluded": a blue card over one cheek and part of the other, mid-clip */
-    GT_TWO_FACES = 23,     /* "two-faces": a second, smaller face beside the main one */
-    GT_NO_FACE = 24,       /* "no-face": the backdrop only */
-    GT_SCENARIO_COUNT = 25
+    GT_TOO_DARK = 17,      /* "too-dark": the whole scene dim, face luma well under 50 */
+    GT_TOO_BRIGHT = 18,    /* "too-bright": overexposed, skin clipping */
+    GT_UNEVEN = 19,        /* "uneven": strong left-right light gradient across the face */
+    GT_FLICKER = 20,       /* "flicker": 10 Hz +-8% luminance (100 Hz light aliased at 30 fps) */
+    GT_HEAD_MOVING = 21,   /* "head-moving": large, continuous head motion */
+    GT_CAMERA_SHAKE = 22,  /* "camera-shake": the whole frame jitters by several pixels at 2-5 Hz */
+    GT_OFF_CENTER = 23,    /* "off-center": the face well off the centre */
+    GT_TOO_FAR = 24,       /* "too-far": small face, 16% of the frame height */
+    GT_TOO_CLOSE = 25,     /* "too-close": face box 82% of the frame height */
+    GT_TURNED_AWAY = 26,   /* "turned-away": a yawed head, approximated by a squeezed, shifted photo */
+    GT_OCCLUDED = 27,      /* "occluded": a blue card over one cheek and part of the other, mid-clip */
+    GT_TWO_FACES = 28,     /* "two-faces": a second, smaller face beside the main one */
+    GT_NO_FACE = 29,       /* "no-face": the backdrop only */
+    GT_SCENARIO_COUNT = 30
 } gt_scenario;
 
 /** The scenario's name ("still", "nopulse-motion", ...), NULL if out of range. */
@@ -90,6 +96,9 @@ typedef struct {
                                  (0.003 = 0.3%); 0 = the scenario's */
     float noise_sigma;        /* sensor noise, 8-bit levels; < 0 = the scenario's, 0 = none */
     uint32_t threads;         /* 0 = one per CPU (at most 8) */
+    int variety;              /* 1: the seed also varies the person and the pulse's shape: skin tone
+                                 (Fitzpatrick I-VI), face width, glasses, beard, backdrop colour,
+                                 PPG morphology and beat amplitudes; 0: the portrait as it is */
     gt_progress_fn progress;  /* optional */
     void *progress_user;
 } gt_options;

@@ -1,0 +1,137 @@
+/// Decides where the face detector looks on each thumbnail, so a tracked face
+/// costs a fraction of a full search.
+///
+/// A full cascade pass over a 320-pixel thumbnail is the scan's largest cost
+/// (~4.5 ms here, far more on a board core). While a face is tracked, its next
+/// position is near its last one and its size close to its last size, so the
+/// detector searches a window around the tracked box (`margin` face sizes on
+/// each side) at only the scales near its size. The whole frame is still
+/// searched about once a second — for faces entering the picture, which the
+/// tracker and the quality monitor (`multipleFaces`) must see — and at once
+/// whenever the window comes up empty (the face moved fast, turned, left).
+/// Faces beside the tracked one from the last whole-frame search are carried
+/// with every windowed result until the next one, for the quality monitor
+/// (`multipleFaces` must hold for a second); the tracker is given only what was
+/// searched, so a passing false hit cannot be carried into a hand-over.
+package final class FaceFinder {
+    /// One search's faces, normalized.
+    package struct Result: Sendable, Equatable {
+        /// Found by this search (the window's, or the whole frame's).
+        package var found: [NormalizedRect]
+        /// Found beside the tracked face by the last whole-frame search, not searched again.
+        package var carried: [NormalizedRect]
+        package var all: [NormalizedRect] { found + carried }
+    }
+
+    package struct Configuration: Sendable {
+        /// Seconds between whole-frame searches while a face is tracked.
+        package var fullScanInterval = 1.0
+        /// The window reaches this many face widths / heights beyond the tracked box on each side.
+        package var margin: Float = 0.5
+        /// Face sizes searched in the window, relative to the tracked box: wide
+        /// enough for every raw hit that clusters with the face's, so its box comes
+        /// out as a whole-frame search draws it.
+        package var sizeRange: ClosedRange<Float> = 0.5...2.0
+        package init() {}
+    }
+
+    package let configuration: Configuration
+    private let detector: FaceDetector
+    private let keep: ([DetectedFace]) -> [DetectedFace]
+    private var lastFullScan = -Double.infinity
+    /// Faces other than the tracked one at the last whole-frame search, normalized.
+    private var others = [NormalizedRect]()
+    /// Searches made, for tests and benchmarks.
+    package private(set) var fullScans = 0
+    package private(set) var windowScans = 0
+
+    /// `keep` filters each search's raw faces (e.g. dropping boxes around smaller faces).
+    package init(detector: FaceDetector, configuration: Configuration = Configuration(),
+                 keep: @escaping ([DetectedFace]) -> [DetectedFace] = { $0 }) {
+        self.detector = detector
+        self.configuration = configuration
+        self.keep = keep
+    }
+
+    /// Faces on `thumbnail` (taken at `time` seconds), normalized, the tracked
+    /// one (`tracked`, nil when none) searched for near its last place.
+    package func find(in thumbnail: LumaThumbnail, tracked: NormalizedRect?, at time: Double)
+        throws(CoreError) -> Result {
+        if let tracked, time - lastFullScan < configuration.fullScanInterval, time >= lastFullScan,
+           let window = window(around: tracked, in: thumbnail) {
+            windowScans += 1
+            let found = try search(thumbnail, in: window.area, minSize: window.minSize, maxSize: window.maxSize)
+            // A face near the area's edge may have had some of its raw hits cut off,
+            // which would move its box: only faces well inside the area are taken.
+            if !found.isEmpty, found.allSatisfy({ clear(of: window.area, $0, in: thumbnail) }) {
+                return Result(found: found, carried: others)
+            }
+        }
+        fullScans += 1
+        let all = try search(thumbnail, in: nil, minSize: nil, maxSize: nil)
+        // The tracked face is the one nearest its box; the rest are remembered.
+        // Without a track yet, the first call that has one searches the whole
+        // frame again, so the face it tracks is never remembered as another.
+        if let tracked, let main = all.min(by: { $0.distance(to: tracked) < $1.distance(to: tracked) }) {
+            lastFullScan = time
+            others = all.filter { $0 != main }
+        } else {
+            lastFullScan = -.infinity
+            others = []
+        }
+        return Result(found: all, carried: [])
+    }
+
+    /// Forgets the faces beside the tracked one (tracking stopped).
+    package func reset() {
+        others = []
+        lastFullScan = -.infinity
+    }
+
+    private typealias Window = (area: PixelRect, minSize: Int, maxSize: Int)
+
+    /// The pixel area and face sizes to search for `box`; nil when the area
+    /// would be most of the frame anyway (a full search costs about the same).
+    private func window(around box: NormalizedRect, in thumbnail: LumaThumbnail) -> Window? {
+        let w = Float(thumbnail.width), h = Float(thumbnail.height)
+        let left = max(0, Int(((box.x - configuration.margin * box.width) * w).rounded(.down)))
+        let top = max(0, Int(((box.y - configuration.margin * box.height) * h).rounded(.down)))
+        let right = min(thumbnail.width, Int(((box.x + (1 + configuration.margin) * box.width) * w).rounded(.up)))
+        let bottom = min(thumbnail.height, Int(((box.y + (1 + configuration.margin) * box.height) * h).rounded(.up)))
+        guard right > left, bottom > top, (right - left) * (bottom - top) * 10 < thumbnail.width * thumbnail.height * 8
+        else { return nil }
+        let side = max(box.width * w, box.height * h)
+        return (PixelRect(x: left, y: top, width: right - left, height: bottom - top),
+                max(1, Int((side * configuration.sizeRange.lowerBound).rounded(.down))),
+                Int((side * configuration.sizeRange.upperBound).rounded(.up)))
+    }
+
+    /// Whether `box` keeps a quarter of its size from every edge of `area` that is
+    /// not the image's own edge (where a whole-image search has no more hits either).
+    private func clear(of area: PixelRect, _ box: NormalizedRect, in thumbnail: LumaThumbnail) -> Bool {
+        let w = Float(thumbnail.width), h = Float(thumbnail.height)
+        let gapX = box.width * w / 4, gapY = box.height * h / 4
+        let left = box.x * w, top = box.y * h, right = (box.x + box.width) * w, bottom = (box.y + box.height) * h
+        return (area.x == 0 || left - Float(area.x) >= gapX)
+            && (area.y == 0 || top - Float(area.y) >= gapY)
+            && (area.x + area.width == thumbnail.width || Float(area.x + area.width) - right >= gapX)
+            && (area.y + area.height == thumbnail.height || Float(area.y + area.height) - bottom >= gapY)
+    }
+
+    private func search(_ thumbnail: LumaThumbnail, in area: PixelRect?, minSize: Int?, maxSize: Int?)
+        throws(CoreError) -> [NormalizedRect] {
+        let faces = try detector.detect(luma: thumbnail.pixels, width: thumbnail.width, height: thumbnail.height,
+                                        minFaceSize: minSize, maxFaceSize: maxSize, area: area)
+        let w = Float(thumbnail.width), h = Float(thumbnail.height)
+        return keep(faces).map {
+            NormalizedRect(x: Float($0.x) / w, y: Float($0.y) / h, width: Float($0.width) / w, height: Float($0.height) / h)
+        }
+    }
+}
+
+extension NormalizedRect {
+    /// Distance between two boxes' centres plus the difference of their sizes.
+    fileprivate func distance(to other: NormalizedRect) -> Float {
+        abs(centerX - other.centerX) + abs(centerY - other.centerY) + abs(width - other.width)
+    }
+}

@@ -1,0 +1,518 @@
+/// Where a session's frames come from: a camera node, or a video file played
+/// as a camera would deliver it.
+package enum SessionInput: Sendable, Equatable {
+    case device(String)
+    case replay(path: String, fps: UInt32, pace: ReplayPace)
+
+    /// What the core is asked to open (for its error mapping).
+    var sourceInput: FrameSourceInput {
+        switch self {
+        case .device(let path): .device(path)
+        case .replay(let path, _, _): .file(path)
+        }
+    }
+
+    var isFile: Bool {
+        if case .replay = self { return true }
+        return false
+    }
+}
+
+/// What a running session tells its owner, in order.
+package enum CameraEvent: Sendable {
+    /// The tracked face's geometry changed (nil: no face, or tracking off).
+    case face(CircadifyScanFace?)
+    /// A quality warning became active.
+    case warning(QualityWarning)
+    /// The validation status changed.
+    case validation(ValidationStatus)
+    /// A new live estimate (while monitoring or measuring), about once a second.
+    case live(LiveReading)
+    /// A new RGB picture of the stream (while image output is on).
+    case image(RGBFrame)
+    /// Capture ended: nil when stopped on request or a replay reached its end, else why.
+    case ended(CircadifyError?)
+}
+
+/// The one scan driver: a camera or a replayed file runs through the core's
+/// capture thread while this actor tracks the face on thumbnails, moves the
+/// regions, watches quality, keeps a live estimate and runs at most one
+/// measurement at a time on the same stream the preview shows.
+///
+/// A measurement settles first (a camera's exposure, gain and white balance
+/// locked; a face in view), then measures for its duration. A face not found
+/// while settling, or lost for longer than `faceLostLimit` while measuring,
+/// ends it with faceNotDetected; frames that stop arriving end the session
+/// with timeout; an unplugged camera with captureFailed; a replay that ends
+/// before the measurement does with captureFailed. Stopping (or any failure)
+/// stops streaming and restores the camera's controls.
+package actor ScanSession {
+    package struct Limits: Sendable {
+        /// Longest wait for the controls to lock (cameras without those controls never do).
+        package var settle = 4.0
+        /// Longest wait for a face before measuring starts.
+        package var faceWait = 10.0
+        /// Longest a face may be out of view while measuring.
+        package var faceLostLimit = 5.0
+        /// Longest wait for a frame, seconds (a lockstep replay waits for its consumer, never for frames).
+        package var frameTimeout = 3.0
+        package init() {}
+    }
+
+    /// The RGB preview (`imageOutput`) fits this square, every 3rd frame.
+    package static let previewSide: UInt32 = 320
+    /// 0.1 s less a 30 fps camera's jitter.
+    private static let detectionInterval = 0.09
+    /// Seconds of face frames kept before a measurement for the live readout.
+    private static let preRoll = 10.0
+
+    package nonisolated let input: SessionInput
+    package nonisolated let mirrored: Bool
+    package nonisolated let events: AsyncStream<CameraEvent>
+    private let eventSink: AsyncStream<CameraEvent>.Continuation
+    private let limits: Limits
+    private let quality: QualityMonitor.Configuration
+    /// Capture times for a replay's frames when its frame rate does not tell them.
+    private let timestamps: [Double]?
+    private var pipeline: ScanPipeline?
+    private let analyzer = VitalsAnalyzer()
+    private var readout = LiveReadout()
+    private var source: FrameSource?
+    private var loop: Task<Void, Never>?
+    private var watchdog: Task<Void, Never>?
+    private var timedOut = false
+    private var started = false
+    private var stopRequested = false
+    /// Capture has ended (stopped, failed, or the replay is over), and why (nil: on request or at the end).
+    package private(set) var hasEnded = false
+    private var endedWith: CircadifyError?
+    private var tracking = false
+    private var monitoring = false
+    private var imageOutput = false
+    private var measurement: Measurement?
+    private var lastFace: CircadifyScanFace?
+    private var lastStatus: ValidationStatus?
+    /// The newest thumbnail taken, until the sample loop reaches its frame.
+    private var thumbnail: LumaThumbnail?
+    private var lastSequence: UInt64 = 0
+    /// Media time of the last face detection, seconds.
+    private var lastDetection = -Double.infinity
+    private var lastTime = 0.0
+    /// A replay's first frame time: its frames are timed from 0, so a replay
+    /// gives the same numbers every time whatever the clock reads.
+    private var replayOrigin: Int64?
+    /// The first frame's time: live readings are timed from it.
+    private var streamStart: Double?
+    private var frameAspect = 4.0 / 3.0
+    private var frameStep = 1.0 / 30
+
+    private struct Measurement {
+        /// Seconds to measure; nil: until the replay ends.
+        var duration: Double?
+        var reporter: ScanReporter
+        var continuation: CheckedContinuation<[SignalFrame], Error>
+        var settleStart: Double?
+        var measuringFrom: Double?
+        /// The first frame measured at the face's regions (the regions glide there
+        /// a frame or two after the face is found): the duration counts from it.
+        var firstFrame: Double?
+        var faceLastSeen: Double?
+    }
+
+    /// Nothing is opened or loaded here: `start()` does that, off the caller's actor.
+    /// - Parameters:
+    ///   - quality: the quality monitor's configuration (replays: no camera-tuning status).
+    ///   - timestamps: capture times of a replay's frames, seconds (a recording with drops).
+    package init(_ input: SessionInput, mirrored: Bool, limits: Limits = Limits(),
+                 quality: QualityMonitor.Configuration? = nil, timestamps: [Double]? = nil) {
+        self.input = input
+        self.mirrored = mirrored
+        self.limits = limits
+        self.quality = quality ?? .init(reportsCameraTuning: !input.isFile)
+        self.timestamps = timestamps
+        (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
+    }
+
+    /// Loads the face detector, opens the camera or file and starts streaming.
+    /// A session runs once: after it stops, make a new one.
+    /// - Throws: the camera errors (`cameraNotAvailable`, `cameraPermissionDenied`,
+    ///   `cameraInUse`), `captureFailed` (a file that cannot be read, a camera that
+    ///   fails to stream), `processingFailed` (no face detector data), or `cancelled`
+    ///   when `stop()` came first.
+    package func start() async throws(CircadifyError) {
+        guard source == nil else { return }
+        guard !started else { throw .captureFailed("this camera session has already run; start a new one") }
+        started = true
+        do {
+            try await open()
+        } catch {
+            eventSink.finish() // no capture, no events: observers end too
+            throw error
+        }
+    }
+
+    private func open() async throws(CircadifyError) {
+        if stopRequested { throw .cancelled }
+        let pipeline = try ScanPipeline.withFaceDetector(quality: quality)
+        self.pipeline = pipeline
+        let opened: FrameSource
+        let samples: SampleStream
+        do {
+            opened = try FrameSource(input.sourceInput, configuration: configuration)
+            samples = try await opened.samples()
+        } catch {
+            throw CircadifyError(error, reading: input.sourceInput)
+        }
+        if stopRequested {
+            await opened.stop()
+            throw .cancelled
+        }
+        source = opened
+        if imageOutput { await opened.setPreview(true) }
+        let format = opened.format
+        if format.height > 0 { frameAspect = Double(format.width) / Double(format.height) }
+        if format.framesPerSecond > 0 { frameStep = 1 / format.framesPerSecond }
+        if case .device = input {
+            watchdog = Self.watch(opened, timeout: limits.frameTimeout) { [weak self] in await self?.frameTimeout() }
+        }
+        loop = Task { await self.run(samples, pipeline: pipeline) }
+    }
+
+    private var configuration: FrameSourceConfiguration {
+        var configuration = FrameSourceConfiguration()
+        configuration.thumbnailWidth = UInt32(ScanPipeline.thumbnailSide)
+        configuration.thumbnailHeight = 0 // fitted to the negotiated format
+        configuration.thumbnailEvery = UInt32(ScanPipeline.thumbnailEvery)
+        configuration.previewSize = Self.previewSide
+        configuration.previewEvery = 3
+        if case .replay(_, let fps, let pace) = input {
+            configuration.fps = fps
+            configuration.realtime = pace == .realtime
+            configuration.lockstep = pace == .asFastAsProcessed
+        }
+        return configuration
+    }
+
+    /// Stops streaming and restores the camera's controls; a measurement in
+    /// progress ends with cancelled. Idempotent; honoured when `start()` is still
+    /// under way (it then throws cancelled). Returns once the camera is released.
+    package func stop() async {
+        stopRequested = true
+        guard let source else {
+            if loop == nil { eventSink.finish() } // never streamed: nothing else will end the events
+            // Ended on its own: return once its teardown is done.
+            await loop?.value
+            await watchdog?.value
+            return
+        }
+        self.source = nil
+        watchdog?.cancel()
+        finishMeasurement(.failure(.cancelled))
+        await source.stop()
+        await loop?.value
+        await watchdog?.value
+    }
+
+    /// Turns face tracking (and with it `CameraEvent.face`) on or off; a
+    /// measurement tracks regardless.
+    package func setTracking(_ on: Bool) async {
+        tracking = on
+        if !on, measurement == nil { await clearFace() }
+    }
+
+    /// Turns the live estimate (`CameraEvent.live`) on or off outside measurements.
+    package func setMonitoring(_ on: Bool) {
+        monitoring = on
+        if !on, measurement == nil { readout.reset() }
+    }
+
+    /// Turns the RGB pictures (`CameraEvent.image`) on or off.
+    package func setImageOutput(_ on: Bool) async {
+        imageOutput = on
+        await source?.setPreview(on)
+    }
+
+    /// Measures for `duration` seconds once the camera has settled and a face is
+    /// in view, and turns the frames into the seed's result.
+    /// - Throws: `faceNotDetected`, `qualityTooLow`, `captureFailed`, `timeout`,
+    ///   `cancelled` (task cancelled, `cancelMeasurement()`, or `stop()`), and
+    ///   `processingFailed` when a measurement already runs on this camera.
+    package func measureVitals(duration: Double, progress: @escaping @Sendable (ScanProgress) -> Void)
+        async throws(CircadifyError) -> VitalSignsResult {
+        let frames = try await measure(duration: duration, progress: progress)
+        progress(ScanProgress(phase: .analyzing, elapsed: duration, total: duration))
+        return try ScanOutcome.result(frames: frames, analyzer: analyzer)
+    }
+
+    /// The frames of a measurement, analysed as the result is (for tools that score them).
+    package func analyze(_ frames: [SignalFrame]) throws(VitalsAnalyzer.Failure) -> VitalsEstimate {
+        try analyzer.analyze(frames)
+    }
+
+    /// Ends the measurement in progress with cancelled; the camera keeps running.
+    package func cancelMeasurement() {
+        finishMeasurement(.failure(.cancelled))
+    }
+
+    /// Measures for `duration` seconds (nil: a replay to its end); returns the
+    /// frames measured at the face.
+    package func measure(duration: Double?, progress: @escaping @Sendable (ScanProgress) -> Void = { _ in })
+        async throws(CircadifyError) -> [SignalFrame] {
+        // Capture that ended before the measurement was asked for says why.
+        if hasEnded { throw endedWith ?? .captureFailed("\(path) has ended; start the camera again") }
+        guard source != nil, let pipeline else {
+            throw .captureFailed("the camera is not running; start it first")
+        }
+        guard measurement == nil else {
+            throw .processingFailed("a measurement is already running on this camera; wait for it or cancel it")
+        }
+        if duration == nil, !input.isFile { throw .processingFailed("only a replay can be measured to its end") }
+        let reporter = ScanReporter(total: duration ?? .infinity, progress: progress)
+        reporter.phase = .settling
+        readout.reset()
+        pipeline.forget(before: lastTime - Self.preRoll)
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    if Task.isCancelled { return continuation.resume(throwing: CircadifyError.cancelled) }
+                    measurement = Measurement(duration: duration, reporter: reporter, continuation: continuation)
+                }
+            } onCancel: {
+                Task { await self.cancelMeasurement() }
+            }
+        } catch let error as CircadifyError {
+            throw error
+        } catch {
+            throw .unknown("\(error)")
+        }
+    }
+
+    // MARK: - The sample loop
+
+    private func run(_ samples: SampleStream, pipeline: ScanPipeline) async {
+        var failure: CircadifyError?
+        do {
+            for try await sample in samples { await handle(sample, pipeline: pipeline) }
+        } catch let error as CoreError {
+            failure = input.isFile ? .captureFailed("\(path): \(error.message)") : .captureFailed(error.message)
+        } catch {
+            failure = .captureFailed("\(error)")
+        }
+        if timedOut { failure = .timeout }
+        hasEnded = true
+        endedWith = failure
+        watchdog?.cancel()
+        let stoppedOnRequest = source == nil
+        if let source {
+            // Capture ended on its own (unplugged, failed, hung, end of file): release the camera.
+            self.source = nil
+            await source.stop()
+        }
+        if let m = measurement {
+            if failure == nil, !stoppedOnRequest, m.duration == nil, m.measuringFrom != nil {
+                finishMeasurement(.success(pipeline.measuredFrames)) // measured to the replay's end
+            } else {
+                finishMeasurement(.failure(failure ?? (stoppedOnRequest ? .cancelled : replayTooShort())))
+            }
+        }
+        await clearFace()
+        eventSink.yield(.ended(failure))
+        eventSink.finish()
+    }
+
+    private var path: String {
+        switch input {
+        case .device(let path), .replay(let path, _, _): path
+        }
+    }
+
+    /// The error for a replay that ended before the measurement did.
+    private func replayTooShort() -> CircadifyError {
+        guard let m = measurement else { return .captureFailed("\(path) ended") }
+        guard let from = m.measuringFrom else {
+            // A file shorter than the measurement says so; a long enough one without a
+            // face gets what a camera would say after its face wait.
+            let held = ((lastTime + frameStep) * 1000).rounded() / 1000
+            guard held < m.duration ?? .infinity else { return .faceNotDetected }
+            return .captureFailed("\(path) holds only \(Self.seconds(held, tenths: true)) s of video, less than the "
+                + "\(Self.seconds(m.duration ?? .infinity)) s measurement, and no face was found in it")
+        }
+        // To the millisecond: 180 frame intervals of 1/30 s are a hair under 6 s.
+        let measured = ((lastTime - (m.firstFrame ?? from)) * 1000).rounded() / 1000
+        let minimum = ScanOutcome.minimumFaceSeconds
+        let advice = measured >= minimum
+            ? "a measurement of \(Self.seconds(measured.rounded(.down))) s or less fits in what there is"
+            : "a scan needs at least \(Self.seconds(minimum)) s"
+        return .captureFailed("""
+            \(path) holds only \(Self.seconds(measured, tenths: true)) s of video after the face was found \
+            (\(Self.seconds(from, tenths: true)) s in), less than the \(Self.seconds(m.duration ?? .infinity)) s \
+            measurement; \(advice)
+            """)
+    }
+
+    /// "6", "5.9" (`tenths`, rounded down: never more than there is), "1e+19":
+    /// a duration for a message, whatever its size.
+    private static func seconds(_ value: Double, tenths: Bool = false) -> String {
+        guard value.isFinite, abs(value) < 1e9 else { return "\(value)" }
+        if tenths { return String((value * 10).rounded(.down) / 10) }
+        return value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    private func handle(_ raw: FrameSample, pipeline: ScanPipeline) async {
+        var sample = raw
+        if let timestamps {
+            let index = Int(sample.sequence)
+            if index < timestamps.count { sample.timestampNanoseconds = Int64((timestamps[index] * 1e9).rounded()) }
+        } else if input.isFile {
+            let origin = replayOrigin ?? sample.timestampNanoseconds
+            replayOrigin = origin
+            sample.timestampNanoseconds -= origin
+        }
+        let time = Double(sample.timestampNanoseconds) / 1e9
+        lastTime = time
+        if streamStart == nil { streamStart = time }
+        if let regions = pipeline.consume(sample) { await publish(regions) }
+        // Faces are looked for whenever the camera runs: the quality warnings
+        // need them while framing too, and a call costs a few milliseconds.
+        // About ten a second whatever the camera's rate (a thumbnail every 3rd
+        // frame is twenty a second at 60 fps).
+        if thumbnail == nil, sample.flags.contains(.thumbnail), let source,
+           time - lastDetection >= Self.detectionInterval || time < lastDetection {
+            thumbnail = await source.takeThumbnail()
+        }
+        // When this loop runs behind the camera (a slow machine) the newest
+        // thumbnail is of a later frame: it waits until that frame's sample,
+        // so the face is placed at its own time, and the thumbnails published
+        // meanwhile are skipped. The detector then runs as often as the
+        // machine allows instead of the loop falling ever further behind.
+        // (A driver that restarts its frame count would strand it: dropped.)
+        if let held = thumbnail, held.sequence > sample.sequence, sample.sequence < lastSequence {
+            thumbnail = nil
+        }
+        lastSequence = sample.sequence
+        if let thumbnail, thumbnail.sequence <= sample.sequence {
+            self.thumbnail = nil
+            lastDetection = time
+            do {
+                if let regions = try pipeline.consume(thumbnail: thumbnail, at: time) { await publish(regions) }
+            } catch {
+                finishMeasurement(.failure(error))
+            }
+            publishFaceAndQuality(pipeline)
+        }
+        if imageOutput, let image = await source?.takePreview() { eventSink.yield(.image(image)) }
+        if measurement == nil {
+            pipeline.forget(before: time - 2 * Self.preRoll)
+            if monitoring, let reading = readout.update(frames: pipeline.frames, analyzer: analyzer) {
+                yieldLive(reading)
+            }
+        } else {
+            advanceMeasurement(sample, at: time, pipeline: pipeline)
+        }
+    }
+
+    /// A live reading for observers, timed from the stream's first frame.
+    private func yieldLive(_ reading: LiveReading) {
+        var reading = reading
+        reading.time -= streamStart ?? 0
+        eventSink.yield(.live(reading))
+    }
+
+    private func publish(_ regions: RegionSet) async {
+        do {
+            try await source?.setRegions(regions)
+        } catch {
+            finishMeasurement(.failure(.processingFailed("the regions were refused: \(error.message)")))
+        }
+    }
+
+    private func publishFaceAndQuality(_ pipeline: ScanPipeline) {
+        let face = tracking || measurement != nil
+            ? pipeline.faceLayout?.scanFace(imageAspect: frameAspect, mirrored: mirrored) : nil
+        if face != lastFace {
+            lastFace = face
+            eventSink.yield(.face(face))
+        }
+        let report = pipeline.qualityReport()
+        for warning in report.raised { eventSink.yield(.warning(warning)) }
+        if report.status != lastStatus {
+            lastStatus = report.status
+            eventSink.yield(.validation(report.status))
+        }
+        measurement?.reporter.hints = report.active.map(\.message)
+    }
+
+    private func advanceMeasurement(_ sample: FrameSample, at time: Double, pipeline: ScanPipeline) {
+        guard var m = measurement else { return }
+        if pipeline.trackedFace != nil { m.faceLastSeen = time }
+        if let from = m.measuringFrom {
+            if time - (m.faceLastSeen ?? from) > limits.faceLostLimit {
+                return finishMeasurement(.failure(.faceNotDetected))
+            }
+            if m.firstFrame == nil, let last = pipeline.frames.last?.time, last >= from { m.firstFrame = last }
+            // A measurement of d seconds spans d seconds from its first frame to its
+            // last (the analyzer reads a stretch's length from the frames' times).
+            if let duration = m.duration, let first = m.firstFrame, time - first >= duration - frameStep / 2 {
+                return finishMeasurement(.success(pipeline.measuredFrames))
+            }
+        } else {
+            let start = m.settleStart ?? time
+            m.settleStart = start
+            // A file has no controls to lock and no auto-exposure to wait for.
+            let settled = input.isFile || sample.flags.contains(.controlsLocked) || time - start >= limits.settle
+            if settled, pipeline.trackedFace != nil {
+                m.measuringFrom = time
+                pipeline.beginMeasurement(at: time)
+                m.reporter.phase = .measuring
+            } else if time - start >= limits.faceWait {
+                return finishMeasurement(.failure(.faceNotDetected))
+            }
+        }
+        measurement = m
+        guard m.reporter.due(at: time) else { return }
+        if m.measuringFrom != nil, let reading = readout.update(frames: pipeline.frames, analyzer: analyzer) {
+            yieldLive(reading)
+        }
+        m.reporter.send(elapsed: m.firstFrame.map { time - $0 } ?? 0, reading: readout.reading)
+    }
+
+    private func finishMeasurement(_ outcome: Result<[SignalFrame], CircadifyError>) {
+        guard let m = measurement else { return }
+        measurement = nil
+        pipeline?.endMeasurement()
+        if !monitoring { readout.reset() }
+        m.continuation.resume(with: outcome.mapError { $0 as Error })
+    }
+
+    private func clearFace() async {
+        if let regions = pipeline?.stopTracking() { await publish(regions) }
+        if lastFace != nil {
+            lastFace = nil
+            eventSink.yield(.face(nil))
+        }
+    }
+
+    private func frameTimeout() async {
+        timedOut = true
+        await source?.stop()
+    }
+
+    /// Calls `fire` once when `source` delivers no frame for `timeout` seconds.
+    private static func watch(_ source: FrameSource, timeout: Double,
+                              fire: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        Task {
+            var lastFrames: UInt64 = 0
+            var quietSince = ContinuousClock.now
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                let frames = await source.statistics().frames
+                if frames != lastFrames {
+                    lastFrames = frames
+                    quietSince = .now
+                } else if ContinuousClock.now - quietSince > .seconds(timeout) {
+                    return await fire()
+                }
+            }
+        }
+    }
+}

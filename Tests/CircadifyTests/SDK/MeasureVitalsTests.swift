@@ -1,0 +1,345 @@
+import Foundation
+import Observation
+import Testing
+@testable import Circadify
+
+/// `CircadifySDK.measureVitals` and `cancel()` on replay cameras: the seed's
+/// result from a generated face, every way a measurement ends early, and the
+/// headless state it leaves behind.
+@MainActor @Suite(.serialized) struct MeasureVitalsTests {
+    static let key = "ck_test_0123456789abcdef"
+
+    @Test func aFaceClipGivesItsPulseWithAFreshSession() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 14, heartRate: 75)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
+        #expect(camera.authorizationStatus == .authorized)
+        let before = Date()
+        let first = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 12))
+        #expect(abs(first.heartRate - 75) <= 3, "read \(first.heartRate), truth 75")
+        #expect(first.confidence >= 0.4)
+        #expect(first.spo2 == nil && first.systolicBp == nil && first.diastolicBp == nil)
+        #expect(first.timestamp >= before.addingTimeInterval(-1))
+        #expect(camera.isRunning, "measureVitals started the camera and leaves it running")
+        #expect(sdk.processingStatus == .idle && sdk.error == nil && sdk.progress == nil)
+        await camera.release()
+        // A fast replay runs on between measurements, so the next one gets a camera of its own.
+        let again = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
+        let second = try await sdk.measureVitals(camera: again, options: MeasurementOptions(duration: 12))
+        #expect(second.sessionId != first.sessionId)
+        #expect(UUID(uuidString: second.sessionId) != nil)
+        #expect(second == first || second.heartRate == first.heartRate, "a lockstep replay measures the same way")
+        await again.release()
+    }
+
+    /// The scan that used to fail: a portrait video (its thumbnail no longer overflows the detector).
+    @Test func aPortraitClipIsMeasured() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 8, width: 240, height: 320, heartRate: 66)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
+        let result = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 6))
+        #expect(abs(result.heartRate - 66) <= 3, "read \(result.heartRate), truth 66")
+        await camera.release()
+    }
+
+    /// `--duration 5`, the minimum, on a clip with a clear face (it never used to succeed).
+    @Test func theMinimumDurationSucceeds() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 6, heartRate: 70)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
+        let result = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 5))
+        #expect(abs(result.heartRate - 70) <= 3, "read \(result.heartRate)")
+        await camera.release()
+    }
+
+    @Test func aFileShorterThanTheMeasurementIsACaptureFailure() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 6)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
+        do {
+            _ = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 3600))
+            Issue.record("a 6 s file cannot hold an hour")
+        } catch let error as CircadifyError {
+            guard case .captureFailed(let message) = error else { Issue.record("\(error)"); return }
+            #expect(message.contains("holds only 5.9 s") && message.contains("3600 s"), "\(message)")
+            #expect(sdk.error == error && sdk.processingStatus == .error)
+        }
+        #expect(!camera.isRunning, "the replay ended")
+        // A camera that ended on its own is released like a stopped one: nothing left open.
+        await camera.release()
+        #expect(openDescriptorCount(to: clip.path) == 0, "the replayed file is still open")
+    }
+
+    @Test func aFileTruncatedMidScanIsACaptureFailureNamingIt() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 10)
+        defer { clip.cleanUp() }
+        let data = try Data(contentsOf: URL(fileURLWithPath: clip.path))
+        try data.prefix(data.count * 6 / 10 + 1000).write(to: URL(fileURLWithPath: clip.path))
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
+        do {
+            _ = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 8))
+            Issue.record("a truncated file cannot give a result")
+        } catch let error as CircadifyError {
+            guard case .captureFailed(let message) = error else { Issue.record("\(error)"); return }
+            #expect(message.contains(clip.path) && message.contains("truncated"), "\(message)")
+        }
+        #expect(!camera.isRunning)
+        await camera.release()
+        #expect(openDescriptorCount(to: clip.path) == 0, "the replayed file is still open")
+    }
+
+    @Test func noFaceIsFaceNotDetected() async throws {
+        let clip = try await ReplayClip.render("no-face", seconds: 6)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
+        await #expect(throws: CircadifyError.faceNotDetected) {
+            _ = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 5))
+        }
+    }
+
+    @Test func aPulseFreeFaceIsQualityTooLow() async throws {
+        let clip = try await ReplayClip.render("nopulse", seconds: 9)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
+        await #expect(throws: CircadifyError.qualityTooLow) {
+            _ = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 8))
+        }
+        #expect(sdk.processingStatus == .error && sdk.error == .qualityTooLow)
+        await camera.release()
+    }
+
+    // MARK: Cancellation
+
+    /// Cancelled while the camera opens: nothing is recorded.
+    @Test func cancelWhileStarting() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 8)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        let task = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 5)) }
+        await Task.yield()
+        sdk.cancel()
+        await #expect(throws: CircadifyError.cancelled) { _ = try await task.value }
+        #expect(sdk.processingStatus == .idle && sdk.error == nil)
+        await camera.release()
+    }
+
+    /// Cancelled while waiting for a face (none comes): the camera keeps running.
+    @Test func cancelWhileSettling() async throws {
+        let clip = try await ReplayClip.render("no-face", seconds: 12)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        try await camera.start()
+        let task = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 5)) }
+        try await waitFor(sdk, phase: .settling)
+        sdk.cancel()
+        await #expect(throws: CircadifyError.cancelled) { _ = try await task.value }
+        #expect(camera.isRunning)
+        await camera.release()
+    }
+
+    /// Cancelled while measuring, by `cancel()` and by the task: the camera stays
+    /// live and the next measurement on it succeeds.
+    @Test func cancelWhileMeasuringLeavesTheCameraReady() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 30, heartRate: 80)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        try await camera.start()
+        let task = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 20)) }
+        try await waitFor(sdk, phase: .measuring)
+        let cancelled = ContinuousClock.now
+        sdk.cancel()
+        await #expect(throws: CircadifyError.cancelled) { _ = try await task.value }
+        // Two frame intervals are 67 ms; this bound only catches a cancel that waits for the scan to end.
+        #expect(ContinuousClock.now - cancelled < .seconds(1))
+        #expect(camera.isRunning && sdk.processingStatus == .idle)
+
+        let byTask = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 20)) }
+        try await waitFor(sdk, phase: .measuring)
+        byTask.cancel()
+        await #expect(throws: CircadifyError.cancelled) { _ = try await byTask.value }
+        #expect(camera.isRunning)
+
+        let result = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 8))
+        #expect(abs(result.heartRate - 80) <= 3, "read \(result.heartRate)")
+        await camera.release()
+    }
+
+    /// Stopping the camera ends its measurement with cancelled.
+    @Test func stopDuringAScanCancelsIt() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 20)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        let task = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 15)) }
+        try await waitFor(sdk, phase: .measuring)
+        camera.stop()
+        await #expect(throws: CircadifyError.cancelled) { _ = try await task.value }
+        #expect(!camera.isRunning)
+    }
+
+    // MARK: One at a time
+
+    @Test func concurrentMeasurementsAreRefusedClearly() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 20)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let other = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        let first = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 15)) }
+        try await waitFor(sdk, phase: .settling, .measuring)
+        await #expect {
+            _ = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 5))
+        } throws: { error in
+            guard case CircadifyError.processingFailed(let message) = error else { return false }
+            return message.contains("already measuring")
+        }
+        await #expect {
+            _ = try await other.measureVitals(camera: camera, options: MeasurementOptions(duration: 5))
+        } throws: { error in
+            guard case CircadifyError.processingFailed(let message) = error else { return false }
+            return message.contains("already running on this camera")
+        }
+        sdk.cancel()
+        await #expect(throws: CircadifyError.cancelled) { _ = try await first.value }
+        await camera.release()
+    }
+
+    // MARK: Headless state
+
+    /// idle → starting → running → stopping → idle, in order, as `updates()` and
+    /// `withObservationTracking` see them; with the camera already framing the face
+    /// (as an app's preview has it), the first pulse estimate within 5 s of video
+    /// after measuring starts.
+    @Test func stateTransitionsInOrderAndAnEarlyPulse() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 18, heartRate: 72)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        try await camera.start()
+        try await Task.sleep(for: .seconds(6)) // framing, before the user presses Start
+        let updates = sdk.updates()
+        let collector = Task {
+            var statuses = [ProcessingStatus]()
+            var firstPulse: Double?
+            for await state in updates {
+                if statuses.last != state.processingStatus { statuses.append(state.processingStatus) }
+                // Seconds of video measured when the first pulse came (the progress
+                // report of the same frame, or the one just before it).
+                if firstPulse == nil, state.metrics?.hasCardio == true, let progress = state.progress {
+                    firstPulse = progress.elapsed
+                }
+                if statuses.count >= 5 { break }
+            }
+            return (statuses, firstPulse)
+        }
+        let recorder = StatusRecorder()
+        recorder.observe(sdk)
+        let result = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 8))
+        let (statuses, firstPulse) = await collector.value
+        #expect(statuses == [.idle, .starting, .running, .stopping, .idle])
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(recorder.seen.first == .starting && recorder.seen.last == .idle, "\(recorder.seen)")
+        let metrics = try #require(sdk.metrics)
+        #expect(metrics.hasCardio)
+        let pulse = try #require(firstPulse)
+        #expect(pulse <= 5, "first pulse estimate \(pulse) s of video after measuring started")
+        #expect(abs((metrics.cardio.pulseRate.last?.value ?? 0) - Double(result.heartRate)) <= 5)
+        await camera.release()
+    }
+
+    @Test func monitoringFillsTheSeriesUntilStopped() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 30, heartRate: 64)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
+        sdk.imageOutputEnabled = true
+        let images = sdk.images()
+        try await sdk.startMonitoring(camera: camera)
+        #expect(sdk.processingStatus == .running)
+        var iterator = images.makeAsyncIterator()
+        let image = try #require(await iterator.next())
+        #expect(image.width == 320 && image.height == 240 && image.pixels.count == 320 * 240 * 3)
+        for await state in sdk.updates() where (state.metrics?.cardio.pulseRate.count ?? 0) >= 5 { break }
+        let metrics = try #require(sdk.metrics)
+        #expect(abs((metrics.cardio.pulseRate.last?.value ?? 0) - 64) <= 3, "\(metrics.cardio.pulseRate)")
+        #expect(metrics.cardio.pulseRate.map(\.time) == metrics.cardio.pulseRate.map(\.time).sorted())
+        #expect(sdk.validationStatus != nil)
+        await sdk.stopMonitoring()
+        #expect(sdk.processingStatus == .idle)
+        #expect(camera.isRunning, "the camera is the caller's to stop")
+        sdk.imageOutputEnabled = false
+        #expect(sdk.imageOutput == nil)
+        await camera.release()
+    }
+
+    // MARK: Camera lifecycle
+
+    /// start/stop/start in a tight loop: no `cameraInUse` race, no leaked descriptor.
+    @Test func startStopLoopLeaksNothing() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 2)
+        defer { clip.cleanUp() }
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        try await camera.start()
+        await camera.release()
+        let before = openDescriptorCount()
+        for _ in 0..<100 {
+            try await camera.start()
+            #expect(camera.isRunning)
+            camera.stop()
+        }
+        await camera.release()
+        try await Task.sleep(for: .milliseconds(100))
+        // Other suites open and close files meanwhile, so the total may wobble by a few;
+        // a leak here would be hundreds (each start opens the file and three eventfds).
+        #expect(openDescriptorCount() <= before + 4, "descriptors before \(before), after \(openDescriptorCount())")
+        #expect(openDescriptorCount(to: clip.path) == 0, "the clip is still open")
+    }
+
+    /// stop() while start() is under way is honoured: the camera ends up stopped.
+    @Test func stopDuringStartIsHonoured() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 2)
+        defer { clip.cleanUp() }
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        let starting = Task { try await camera.start() }
+        await Task.yield()
+        camera.stop()
+        _ = await starting.result  // cancelled, or started before the stop and then stopped
+        await camera.release()
+        #expect(!camera.isRunning)
+    }
+
+    /// Waits until the SDK's measurement reaches one of `phases` (or fails the test after 20 s).
+    private func waitFor(_ sdk: CircadifySDK, phase phases: ScanPhase...) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !phases.contains(where: { $0 == sdk.progress?.phase }) {
+            guard ContinuousClock.now < deadline else {
+                throw CircadifyError.timeout
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+
+/// Records `processingStatus` as `withObservationTracking` reports its changes.
+@MainActor final class StatusRecorder {
+    var seen = [ProcessingStatus]()
+
+    func observe(_ sdk: CircadifySDK) {
+        withObservationTracking { _ = sdk.processingStatus } onChange: { [weak self] in
+            Task { @MainActor in
+                self?.seen.append(sdk.processingStatus)
+                self?.observe(sdk)
+            }
+        }
+    }
+}
