@@ -220,7 +220,7 @@ static uint32_t warmup_frames = 120;
 static uint32_t thumbnail_width = 320;
 
 /* The capture configuration of the camera path: ccore_source_config_init's
- * defaults with the face detector's thumbnail as CameraSession asks for it
+ * defaults with the face detector's thumbnail as ScanSession asks for it
  * (ScanPipeline.thumbnailSize): `thumbnail_width` pixels wide, or the frame's
  * width if smaller, at the frame's aspect, even height (320x240 for 640x480,
  * 320x180 for 1280x720). */
