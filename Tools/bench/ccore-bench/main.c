@@ -221,7 +221,7 @@ static uint32_t thumbnail_width = 320;
 
 /* The capture configuration of the camera path: ccore_source_config_init's
  * defaults with the face detector's thumbnail as ScanSession asks for it
- * (ScanPipeline.thumbnailSize): `thumbnail_width` pixels wide, or the frame's
+ * (ScanPipeline.thumbnailSide): `thumbnail_width` pixels wide, or the frame's
  * width if smaller, at the frame's aspect, even height (320x240 for 640x480,
  * 320x180 for 1280x720). */
 static ccore_source_config camera_config(uint32_t width, uint32_t height) {
