@@ -28,8 +28,9 @@ package enum FileMeasurement {
         let framesPerSecond = source.format.framesPerSecond
         var frames = [SignalFrame]()
         var skin = SkinToneModel.initial
+        var placement: UInt32 = 1
         var wanted = regions(0)
-        try await source.setRegions(RegionSet(rects: wanted.rects, skin: skin))
+        try await source.setRegions(RegionSet(rects: wanted.rects, skin: skin, generation: placement))
         do {
             for try await sample in try await source.samples() {
                 let index = frames.count
@@ -45,11 +46,13 @@ package enum FileMeasurement {
                 // Relearn the mask once a second from the last second of colour.
                 let next = index + 1
                 if next >= skinModel.framesToLearn, next % max(1, Int(framesPerSecond)) == 0,
-                   let learnt = skinModel.bounds(from: Array(frames.suffix(Int(max(framesPerSecond, 15))))) {
+                   let learnt = skinModel.bounds(from: Array(frames.suffix(Int(max(framesPerSecond, 15))))),
+                   skinModel.replaces(skin, with: learnt) {
                     skin = learnt
+                    placement &+= 1
                 }
                 wanted = regions(next)
-                try await source.setRegions(RegionSet(rects: wanted.rects, skin: skin))
+                try await source.setRegions(RegionSet(rects: wanted.rects, skin: skin, generation: placement))
             }
         } catch let error as CoreError {
             throw error

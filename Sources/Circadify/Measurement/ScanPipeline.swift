@@ -136,14 +136,15 @@ package final class ScanPipeline {
         return RegionSet(rects: layout.regions, skin: skin, generation: generation)
     }
 
-    /// Relearns the skin mask once a second from the last second of colour.
+    /// Relearns the skin mask once a second from the last second of colour; it is
+    /// replaced only when the skin's colour has clearly moved (`SkinToneModel`).
     private func relearnSkin(at time: Double) -> Bool {
         guard time - lastSkinUpdate >= 1, frames.count >= skinModel.framesToLearn else { return false }
         lastSkinUpdate = time
         let recent = frames.filter { $0.time > time - 1.0 }
         guard let learnt = skinModel.bounds(from: recent.count >= skinModel.framesToLearn ? recent
                                              : Array(frames.suffix(skinModel.framesToLearn))),
-              learnt != skin else { return false }
+              skinModel.replaces(skin, with: learnt) else { return false }
         skin = learnt
         return true
     }

@@ -8,6 +8,11 @@
 /// frame's own Y'CbCr; computing it back from RGB with the full-range (JPEG)
 /// matrix is off by under two levels for studio-range cameras, well inside
 /// the margins.
+///
+/// Once learnt, the mask is kept until the skin's colour has really moved (the
+/// light changed, another face): each new mask lets other pixels in and out of
+/// every region, a step in its colour, and a median that wanders by a level
+/// or two from second to second is noise, not a new skin tone.
 package struct SkinToneModel: Sendable, Equatable {
     /// Half-widths of the learnt chroma box, 8-bit levels.
     package var chromaMargin: UInt8 = 14
@@ -15,6 +20,10 @@ package struct SkinToneModel: Sendable, Equatable {
     package var lumaFloorShare = 0.45
     /// Frames of colour to learn from before the first update.
     package var framesToLearn = 15
+    /// How far the learnt chroma centre (levels) or luma floor (share of it) must move before
+    /// the mask in use is replaced: a third of the margin, well above the median's wander.
+    package var chromaShiftToRelearn = 5
+    package var lumaFloorShiftToRelearn = 0.2
 
     package init() {}
 
@@ -37,5 +46,15 @@ package struct SkinToneModel: Sendable, Equatable {
         let m = Double(chromaMargin)
         return SkinBounds(y: level(max(8, y * lumaFloorShare))...250,
                           cb: level(cb - m)...level(cb + m), cr: level(cr - m)...level(cr + m))
+    }
+
+    /// Whether `learnt` should replace the mask in use: always the initial wide box, otherwise
+    /// only when the skin's colour has moved clearly (see the type's note).
+    package func replaces(_ current: SkinBounds, with learnt: SkinBounds) -> Bool {
+        guard current != Self.initial else { return learnt != current }
+        func centre(_ r: ClosedRange<UInt8>) -> Int { (Int(r.lowerBound) + Int(r.upperBound)) / 2 }
+        let chromaShift = max(abs(centre(learnt.cb) - centre(current.cb)), abs(centre(learnt.cr) - centre(current.cr)))
+        let floor = Double(current.y.lowerBound), newFloor = Double(learnt.y.lowerBound)
+        return chromaShift >= chromaShiftToRelearn || abs(newFloor - floor) > lumaFloorShiftToRelearn * max(floor, 8)
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
 
-/// The two colour-space projections that turn a region's RGB trace into a
-/// pulse wave, both on temporally normalized colour (each channel divided by
-/// its mean over a short window, so skin tone and light level cancel). Both
-/// return the blood-volume pulse: positive when there is more blood under the
-/// skin (which makes it darker, green the most).
+/// The colour-space projections that turn a region's RGB trace into a pulse
+/// wave, on temporally normalized colour (each channel divided by its mean, so
+/// skin tone and light level cancel). All return the blood-volume pulse:
+/// positive when there is more blood under the skin (which makes it darker,
+/// green the most).
 package enum PulseProjection: String, Sendable, CaseIterable {
     /// Plane-orthogonal-to-skin, Wang et al. 2017: project on the plane orthogonal
     /// to the skin tone and alpha-tune the two projections, per 1.6 s window, overlap-added.
@@ -12,6 +12,13 @@ package enum PulseProjection: String, Sendable, CaseIterable {
     /// Chrominance, de Haan & Jeanne 2013: two chrominance signals, band-passed, alpha-tuned
     /// per Hann window, overlap-added.
     case chrom
+    /// The green channel alone (Verkruysse et al. 2008), where blood absorbs most. POS and
+    /// CHROM cancel what moves all channels together (light, motion) at the price of the
+    /// blue and red channels' noise, which on dark skin and in heavy JPEG (blue and red are
+    /// dim, their chroma coarsely quantized) outweighs the pulse; green keeps only its own
+    /// noise. The fusion weighs each wave by its SNR, so each input gets the method that
+    /// reads it best.
+    case green
 
     /// The pulse wave of one region (not yet band-passed for POS; CHROM band-passes inside).
     package func pulse(of rgb: [SIMD3<Double>], rate: Double, filter: BandPassFilter) -> [Double] {
@@ -20,6 +27,7 @@ package enum PulseProjection: String, Sendable, CaseIterable {
         switch self {
         case .pos: return Self.pos(rgb, window: window)
         case .chrom: return Self.chrom(rgb, window: window, filter: filter)
+        case .green: return Self.green(rgb)
         }
     }
 
@@ -64,6 +72,13 @@ package enum PulseProjection: String, Sendable, CaseIterable {
             start += hop
         }
         return out
+    }
+
+    /// Minus the log of green, about its mean (the band-pass that follows removes the drift).
+    private static func green(_ rgb: [SIMD3<Double>]) -> [Double] {
+        let logs = rgb.map { -log(max($0.y, 1e-3)) }
+        let m = SignalMath.mean(logs)
+        return logs.map { $0 - m }
     }
 
     /// Each sample divided by the mean colour of the window centred on it.

@@ -10,9 +10,14 @@ package struct SignalFrame: Sendable, Equatable {
     package var faceCenterY: Double?
     /// Mean luma of the frame (0-255).
     package var meanLuma: Double
+    /// Which placement of the regions (their rectangles and skin mask) measured the frame: a
+    /// change between frames means other pixels were averaged, a step the pipeline knows of.
+    package var placement: UInt32
 
-    package init(time: Double, regions: [RegionColor], faceCenterY: Double? = nil, meanLuma: Double) {
+    package init(time: Double, regions: [RegionColor], faceCenterY: Double? = nil, meanLuma: Double,
+                 placement: UInt32 = 0) {
         self.time = time; self.regions = regions; self.faceCenterY = faceCenterY; self.meanLuma = meanLuma
+        self.placement = placement
     }
 
     /// A core sample, with the face position the tracker had published for it.
@@ -24,6 +29,7 @@ package struct SignalFrame: Sendable, Equatable {
         }
         self.faceCenterY = faceCenterY
         meanLuma = Double(sample.meanLuma)
+        placement = sample.regionGeneration
     }
 }
 
@@ -54,6 +60,9 @@ package struct UniformTrace: Sendable {
     package var luma: [Double]
     /// Per sample: inside a gap longer than the bridging limit.
     package var unreliable: [Bool]
+    /// Per sample: the change from the previous sample spans a new placement of the regions
+    /// (they moved, or the skin mask changed), so part of it is other pixels, not the face's colour.
+    package var placementChanged: [Bool]
     /// Frames the source delivered, and how many uniform samples were bridged over dropped frames.
     package var frameCount: Int
     package var bridgedCount: Int
@@ -101,6 +110,23 @@ package struct UniformTrace: Sendable {
         }
         unreliable = gapMask
         bridgedCount = bridged
+        placementChanged = Self.placementChanges(kept, at: times, rate: rate)
+    }
+
+    /// Marks sample i when the stretch from sample i-1 to i overlaps the time between the
+    /// last frame of one placement and the first of the next (at 15 fps, two samples share it).
+    private static func placementChanges(_ frames: [SignalFrame], at times: [Double], rate: Double) -> [Bool] {
+        var mask = [Bool](repeating: false, count: times.count)
+        guard times.count > 1, let origin = times.first else { return mask }
+        for k in frames.indices.dropFirst() where frames[k].placement != frames[k - 1].placement {
+            let before = frames[k - 1].time, after = frames[k].time
+            // Samples i with times[i-1] < after and times[i] > before.
+            let first = max(1, Int(((before - origin) * rate).rounded(.down)) + 1)
+            let last = min(times.count - 1, Int(((after - origin) * rate).rounded(.up)))
+            guard first <= last else { continue }
+            for i in first...last where times[i - 1] < after && times[i] > before { mask[i] = true }
+        }
+        return mask
     }
 
     /// Linear interpolation of (time, value) points at `times`; held flat outside them.

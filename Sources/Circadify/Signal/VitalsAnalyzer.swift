@@ -44,7 +44,7 @@ package final class VitalsAnalyzer {
         else { throw .notEnoughSignal(seconds: Double(usable) / rate) }
 
         // Each region, and all of them pooled, through both projections.
-        let cleaned = StepRemoval.apply(trace.colors)
+        let cleaned = StepRemoval.apply(trace.colors, known: trace.placementChanged)
         let steps = cleaned.steps
         var regionTraces = cleaned.traces
         if let faceY = trace.faceCenterY { regionTraces = MotionRegression.apply(regionTraces, faceY: faceY, filter: filter) }
