@@ -126,4 +126,21 @@ import Testing
         #expect(bounds.map { $0.y.contains(UInt8(y)) && $0.y.lowerBound < 40 } == true, "\(String(describing: bounds))")
         #expect(bounds.map { $0.cb.contains(121) && $0.cr.contains(142) } == true, "\(String(describing: bounds))")
     }
+
+    @Test func theSkinMaskIsKeptUntilTheSkinsColourClearlyMoves() throws {
+        let model = SkinToneModel()
+        func learnt(_ c: RegionColor) throws -> SkinBounds {
+            try #require(model.bounds(from: (0..<20).map { SignalFrame(time: Double($0) / 30, regions: [c], meanLuma: 90) }))
+        }
+        let skin = try learnt(RegionColor(red: 150, green: 105, blue: 85, skinFraction: 0.9))
+        #expect(model.replaces(SkinToneModel.initial, with: skin), "the wide starting box gives way at once")
+        // The median wandering by a level or two with the pulse and the noise: keep the mask.
+        let wander = try learnt(RegionColor(red: 151.5, green: 104.5, blue: 85.5, skinFraction: 0.9))
+        #expect(wander != skin && !model.replaces(skin, with: wander), "\(wander) against \(skin)")
+        // The light turning warmer (Cr up by about 8 levels), or dimming by a third: relearn.
+        let warmer = try learnt(RegionColor(red: 166, green: 103, blue: 80, skinFraction: 0.9))
+        #expect(model.replaces(skin, with: warmer), "\(warmer) against \(skin)")
+        let dimmer = try learnt(RegionColor(red: 100, green: 70, blue: 57, skinFraction: 0.9))
+        #expect(model.replaces(skin, with: dimmer), "\(dimmer) against \(skin)")
+    }
 }
