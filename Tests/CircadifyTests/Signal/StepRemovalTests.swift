@@ -69,8 +69,8 @@ import Testing
         let result = StepRemoval.apply([up, down], known: known)
         #expect(result.steps.isEmpty, "a known move is no camera step")
         for trace in result.traces {
-            // Back on the unmoved trace, within a fraction of the pulse's own change per sample.
-            #expect(abs(trace[299].y / base[299].y - 1) < 0.0003, "\(trace[299].y) against \(base[299].y)")
+            // Back on the unmoved trace, within the one sample's pulse change the removal drops.
+            #expect(abs(trace[299].y / base[299].y - 1) < 0.0005, "\(trace[299].y) against \(base[299].y)")
         }
     }
 
