@@ -19,8 +19,10 @@ struct ConfidenceFit {
     static let reliablePrecision = 0.985
     /// The retry edge: pulse-free inputs must fall below it all but once in this many (a
     /// vital read off a photograph is the worst failure there is), on a normal fitted to the
-    /// log-odds of the tuning split's pulse-free clips.
+    /// log-odds of the tuning split's pulse-free clips (its upper half: see `bandEdges`).
     static let pulseFreeTail = 1000.0
+    /// How far (log-odds) the retry edge stays above the most convincing tuning pulse-free clip.
+    static let pulseFreeMargin = 0.5
     /// The normal quantile of 1 − 1/`pulseFreeTail`.
     static let pulseFreeQuantile = 3.09
 
@@ -71,7 +73,9 @@ struct ConfidenceFit {
     /// The bands' edges as probabilities. Reliable: the lowest probability above which the
     /// tuning clips are right at least `reliablePrecision` of the time (the seed's band is a
     /// promise about the clips in it, not about each one). Retry: an even chance, or the
-    /// probability a pulse-free input exceeds once in `pulseFreeTail` if that is higher.
+    /// probability a pulse-free input exceeds once in `pulseFreeTail` if that is higher and
+    /// fits below the reliable edge, and above every tuning pulse-free clip in any case (the
+    /// reliable edge then at least halfway from it to certainty).
     static func bandEdges(_ clips: [(p: Double, right: Bool)], pulseFree: [Double]) -> (reliable: Double, retry: Double) {
         let sorted = clips.sorted { $0.p > $1.p }
         var reliable = 0.99, right = 0
@@ -84,12 +88,21 @@ struct ConfidenceFit {
         let logits = pulseFree.map { log(max($0, 1e-9) / max(1 - $0, 1e-9)) }
         var tail = 0.5
         if logits.count >= 3 {
-            let m = logits.reduce(0, +) / Double(logits.count)
-            let sd = (logits.map { ($0 - m) * ($0 - m) }.reduce(0, +) / Double(logits.count - 1)).squareRoot()
+            // Only the upper tail matters: the normal is centred on the median and its spread
+            // taken from the clips above it, so a few hopeless pulse-free clips far below do not
+            // widen it.
+            let sorted = logits.sorted()
+            let m = (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
+            let upper = logits.filter { $0 > m }
+            let sd = upper.isEmpty ? 0 : (upper.map { ($0 - m) * ($0 - m) }.reduce(0, +) / Double(upper.count)).squareRoot()
             tail = 1 / (1 + exp(-(m + pulseFreeQuantile * sd)))
         }
-        let retry = min(max(0.5, tail, pulseFree.max() ?? 0), reliable - 0.05)
-        return (max(reliable, retry + 0.05), retry)
+        // Every tuning pulse-free clip stays below the retry edge: when one reaches past the
+        // reliable edge, that edge moves up, never the retry edge down. The tail bound counts
+        // where it fits below the reliable edge (it is a normal's guess; the clips are facts).
+        let clearOfPulseFree = pulseFree.max().map { 1 / (1 + exp(-(log($0 / max(1 - $0, 1e-9)) + pulseFreeMargin))) } ?? 0
+        let retry = min(max(0.5, clearOfPulseFree, min(tail, reliable - 0.05)), 0.99)
+        return (max(reliable, retry + (1 - retry) / 2), retry)
     }
 
     /// Newton's method on the penalized log-likelihood (the intercept unpenalized); the
@@ -156,7 +169,8 @@ struct ConfidenceFit {
                     weights: \(list(model.weights)),
                     intercept: \(String(format: "%.5g", model.intercept)))
                 // Band edges: right \(String(format: "%.1f", Self.reliablePrecision * 100))% of the time above the first on the \
-            tuning split; pulse-free inputs above the second once in \(Int(Self.pulseFreeTail)) (a normal on their log-odds).
+            tuning split; every tuning pulse-free input \(Self.pulseFreeMargin) log-odds below the second (and above it once in \
+            \(Int(Self.pulseFreeTail)) on a normal, where that fits below the first).
                 package static let reliableProbability = \(String(format: "%.4f", reliableProbability))
                 package static let retryProbability = \(String(format: "%.4f", retryProbability))
             """

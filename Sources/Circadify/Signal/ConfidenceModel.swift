@@ -6,11 +6,12 @@ import Foundation
 ///
 /// The probability of being within ±3 bpm is a logistic regression on the pipeline's own
 /// reliability signals (SNR, agreement of the sliding windows, of POS with CHROM, of the
-/// regions' and methods' own waves, camera steps, head motion), fitted on the ground-truth
-/// generator's tuning split (`circadify-accuracy --split tune --fit-confidence`, see the
-/// README) with each signal allowed to push only the way physics says. Physical limits
-/// stay outside the fit, where the generator has no variety to learn them from: too little
-/// skin in the regions, gaps and dropped frames scale the probability down.
+/// regions' and methods' own waves, camera steps, head motion, dropped frames, the picture's
+/// brightness moving in the pulse band), fitted on
+/// the ground-truth generator's tuning split (`circadify-accuracy --split tune
+/// --fit-confidence`, see the README) with each signal allowed to push only the way physics
+/// says. Physical limits stay outside the fit, where the generator has no variety to learn
+/// them from: too little skin in the regions and long gaps scale the probability down.
 package enum ConfidenceModel {
     package static let reliable = 0.7
     package static let retry = 0.4
@@ -21,36 +22,37 @@ package enum ConfidenceModel {
     package static let hrvMinimumSNR = 5.5
 
     /// The reliability signals the probability is fitted on, by name.
-    package static let featureNames = ["snr", "consistency", "methodsAgree", "waveAgreement", "stepsPerMinute", "motion"]
+    package static let featureNames = ["snr", "consistency", "methodsAgree", "waveAgreement", "stepsPerMinute", "motion",
+                                       "droppedFraction", "lightShare"]
 
     /// Which way each signal may move the confidence (+1 up, -1 down), as physics says.
-    package static let featureSigns: [Double] = [1, 1, 1, 1, -1, -1]
+    package static let featureSigns: [Double] = [1, 1, 1, 1, -1, -1, -1, -1]
 
-    /// `q` as numbers in the order of `featureNames` (an infinite SNR clamped to ±20 dB).
+    /// `q` as numbers in the order of `featureNames` (an infinite SNR clamped to ±20 dB, the light share to 5).
     package static func features(_ q: SignalQuality) -> [Double] {
         let snr = q.snr.isFinite ? min(max(q.snr, -20), 20) : (q.snr > 0 ? 20 : -20)
-        return [snr, q.consistency, q.methodsAgree ? 1 : 0, q.waveAgreement, q.stepsPerMinute, q.motion]
+        return [snr, q.consistency, q.methodsAgree ? 1 : 0, q.waveAgreement, q.stepsPerMinute, q.motion, q.droppedFraction,
+                min(q.lightShare, 5)]
     }
 
     // Fitted by `circadify-accuracy --split tune --seeds 6 --fit-confidence` (README, "Ground-truth
     // videos and accuracy"); refit and paste when the pipeline changes.
-    // Confidence map fitted on 96 clips (64 within ±3 bpm), mean log-loss 0.297.
-    // Features: snr, consistency, methodsAgree, waveAgreement, stepsPerMinute, motion.
+    // Confidence map fitted on 96 clips (70 within ±3 bpm), mean log-loss 0.162.
+    // Features: snr, consistency, methodsAgree, waveAgreement, stepsPerMinute, motion, droppedFraction, lightShare.
     package static let fitted = LogisticModel(
-        means: [0.096717, 0.69071, 0.69792, 0.63151, 43.209, 0.0065878],
-        scales: [3.7681, 0.30558, 0.45916, 0.29831, 32.165, 0.0047641],
-        weights: [0.25688, 1.1372, 0, 1.1663, -0.016298, -0.2783],
-        intercept: 1.4127)
-    // Band edges: right 98.5% of the time above the first on the tuning split; pulse-free inputs above the second once in 1000 (a normal on their log-odds).
-    package static let reliableProbability = 0.9239
-    package static let retryProbability = 0.8250
+        means: [0.9791, 0.76402, 0.63542, 0.61675, 6.1873, 0.0066042, 0.0038512, 0.26945],
+        scales: [3.6298, 0.29289, 0.48131, 0.27393, 15.041, 0.0047508, 0.015919, 0.21837],
+        weights: [0, 2.0337, 0.53888, 0.84104, 0, -0.3048, -0.25437, -0.40089],
+        intercept: 2.4473)
+    // Band edges: right 98.5% of the time above the first on the tuning split; every tuning pulse-free input 0.5 log-odds below the second (and above it once in 1000 on a normal, where that fits below the first).
+    package static let reliableProbability = 0.9284
+    package static let retryProbability = 0.8568
 
     /// The probability that the heart rate is within ±3 bpm.
     package static func probability(_ q: SignalQuality) -> Double {
         var p = fitted.probability(features(q))
         p *= min(1, q.skinCoverage / 0.25)
         p *= max(0, 1 - 2 * q.gapFraction)
-        p *= max(0, 1 - q.droppedFraction)
         return min(max(p, 0), 1)
     }
 

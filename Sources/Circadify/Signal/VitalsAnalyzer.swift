@@ -49,9 +49,12 @@ package final class VitalsAnalyzer {
         var regionTraces = cleaned.traces
         if let faceY = trace.faceCenterY { regionTraces = MotionRegression.apply(regionTraces, faceY: faceY, filter: filter) }
         regionTraces.append(Self.pooled(regionTraces))
+        let lightShare = pictureLightShare(trace, steps: steps, pooled: regionTraces[regionTraces.count - 1])
+        let projections = lightShare < Self.steadyLightShare
+            ? PulseProjection.allCases : PulseProjection.allCases.filter { $0 != .green }
         var waves = [(projection: PulseProjection, wave: [Double])]()
         for rgb in regionTraces {
-            for projection in PulseProjection.allCases {
+            for projection in projections {
                 waves.append((projection, filter.apply(projection.pulse(of: rgb, rate: rate, filter: filter))))
             }
         }
@@ -80,7 +83,7 @@ package final class VitalsAnalyzer {
         if beats.sdnn != nil, let fromBeats = beats.meanHeartRate, abs(fromBeats - heartRate) < 2 { heartRate = fromBeats }
         let breathing = RespirationEstimator.estimate(trace: trace, wave: fused, beats: beats.beats)
 
-        let methodRates = PulseProjection.allCases.map { projection -> Double? in
+        let methodRates = projections.map { projection -> Double? in
             let members = waves.indices.filter { waves[$0].projection == projection }
             let wave = Self.weightedSum(members.map { waves[$0].wave }, weights: members.map { weights[$0] })
             return HeartRateTracker.candidates(psd: welch(whole, wave), binHz: whole.binHz).first.map { $0.frequency * 60 }
@@ -98,7 +101,8 @@ package final class VitalsAnalyzer {
             droppedFraction: Double(trace.bridgedCount) / Double(max(trace.count, 1)),
             stepsPerMinute: Double(steps.count) / trace.duration * 60,
             waveAgreement: waveAgreement,
-            motion: trace.faceCenterY.map { SignalMath.standardDeviation(SignalMath.detrended($0)) } ?? 0)
+            motion: trace.faceCenterY.map { SignalMath.standardDeviation(SignalMath.detrended($0)) } ?? 0,
+            lightShare: lightShare)
 
         // Beat intervals are only as good as the pulse wave: a noisy wave jitters every beat
         // time and inflates HRV, so HRV is reported only with a reliable heart rate and a clean wave.
@@ -112,6 +116,23 @@ package final class VitalsAnalyzer {
             heartRateTrack: zip(windows, track).compactMap { w, f in f.map { HeartRateReading(time: w.time, bpm: $0 * 60) } },
             pulseWave: fused, sampleRate: rate, duration: trace.duration, quality: quality)
     }
+
+    /// The in-band movement of the whole picture's brightness as a share of the face's green
+    /// (`SignalQuality.lightShare`). Green alone is used only below `steadyLightShare`: an
+    /// exposure that hunts, a gain that breathes or a light that flickers slowly moves every
+    /// channel alike; POS and CHROM cancel that, green takes it for a pulse. On a steady
+    /// camera the picture's brightness carries only the face's share of the pulse.
+    private func pictureLightShare(_ trace: UniformTrace, steps: [Int], pooled: [SIMD3<Double>]) -> Double {
+        var known = [Bool](repeating: false, count: trace.count)
+        for i in steps where i < known.count { known[i] = true }
+        let luma = StepRemoval.apply([trace.luma.map { SIMD3(repeating: $0) }], known: known).traces[0]
+        let picture = SignalMath.standardDeviation(filter.apply(luma.map { log(max($0.x, 1e-3)) }))
+        let face = SignalMath.standardDeviation(filter.apply(pooled.map { log(max($0.y, 1e-3)) }))
+        return face > 0 ? picture / face : .infinity
+    }
+
+    /// How much of the face's in-band green the picture's brightness may show on a steady camera.
+    static let steadyLightShare = 0.5
 
     /// One reading per hop; the first windows grow from the minimum duration to the full length.
     private func slidingWindows(_ wave: [Double], trace: UniformTrace) throws(Failure) -> [PulseWindow] {

@@ -36,7 +36,8 @@ package struct SignalQuality: Sendable, Equatable {
     package var snr: Double
     /// Share of sliding windows whose strongest candidate agrees with the heart rate (±5 bpm).
     package var consistency: Double
-    /// The POS-only and CHROM-only pulse waves give the same heart rate (±3 bpm).
+    /// Each method's own pulse wave (POS, CHROM, and green when the light is steady) gives
+    /// the same heart rate (±3 bpm).
     package var methodsAgree: Bool
     /// Mean share of skin pixels in the regions (0-1).
     package var skinCoverage: Double
@@ -47,9 +48,13 @@ package struct SignalQuality: Sendable, Equatable {
     /// Intensity steps (exposure or lighting jumps) removed, per minute.
     package var stepsPerMinute: Double
     /// Share of the separate pulse waves (each region and the regions pooled, through POS
-    /// and CHROM) whose own strongest candidate agrees with the heart rate (±3 bpm).
+    /// CHROM and green) whose own strongest candidate agrees with the heart rate (±3 bpm).
     package var waveAgreement: Double = 0
     /// How much the face moved: standard deviation of its detrended vertical centre,
     /// share of the frame height (0 when not tracked).
     package var motion: Double = 0
+    /// How much the whole picture's brightness moves in the pulse band, as a share of how much
+    /// the face's green does: near 0.2 on a steady camera (the face's own pulse), 1 or more
+    /// when the exposure hunts or the light flickers slowly, which can pass for a pulse.
+    package var lightShare: Double = 0
 }
