@@ -23,6 +23,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // `swift package generate-documentation` / `preview-documentation` for the DocC catalog.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // circadify monitor: a service (lifecycle, logging), its Prometheus metrics and their HTTP endpoint.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         .target(
@@ -42,8 +48,28 @@ let package = Package(
         ),
         .executableTarget(
             name: "circadify",
-            dependencies: ["Circadify", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Circadify", "CircadifyMonitor", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/circadify"
+        ),
+        // circadify monitor: the SDK's headless state as a service (JSON Lines, reconnects, Prometheus).
+        .target(
+            name: "CircadifyMonitor",
+            dependencies: [
+                "Circadify",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tools/monitor"
+        ),
+        .testTarget(
+            name: "CircadifyMonitorTests",
+            dependencies: ["CircadifyMonitor", "Circadify", .product(name: "Prometheus", package: "swift-prometheus")],
+            path: "Tests/CircadifyMonitorTests"
         ),
         // The seeds' flows (permission, scan with guidance, retry, cancel, headless) as a program.
         .executableTarget(
