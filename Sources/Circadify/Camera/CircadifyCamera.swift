@@ -177,12 +177,6 @@ public final class CircadifyCamera {
         }
     }
 
-    /// The running source's counters (frames, drops, ring overflows), for a monitor's
-    /// metrics; nil while the camera is not streaming. They start from zero with each start.
-    package func sourceStatistics() async -> SourceStatistics? {
-        await session?.statistics()
-    }
-
     /// RGB pictures of the stream for `CameraEvent.image` observers (the SDK's `imageOutput`).
     package func setImageOutput(_ on: Bool) {
         imageOutputRequested = on

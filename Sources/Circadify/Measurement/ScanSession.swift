@@ -213,11 +213,6 @@ package actor ScanSession {
         await watchdog?.value
     }
 
-    /// The source's counters while it streams; nil before it opens and after it ends.
-    package func statistics() async -> SourceStatistics? {
-        await source?.statistics()
-    }
-
     /// Turns face tracking (and with it `CameraEvent.face`) on or off; a
     /// measurement tracks regardless.
     package func setTracking(_ on: Bool) async {
