@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ccore/error.h"
 #include "ccore/jpeg.h"
@@ -27,8 +28,9 @@ struct ccore_processor {
     ccore_mailbox *thumbnails; /* publisher: capture thread; reader: face detector */
     ccore_mailbox *previews;   /* publisher: capture thread; reader: imageOutput / preview */
     _Atomic int preview_on;
+    _Atomic int stage_timing;
     ccore_jpeg *jpeg;
-    _Atomic uint64_t frames, dropped, error_frames;
+    _Atomic uint64_t frames, dropped, dropped_by_timestamp, error_frames;
     /* Capture-thread state. */
     int have_last;
     uint64_t last_sequence;
@@ -86,6 +88,20 @@ int ccore_processor_set_rois(ccore_processor *p, const ccore_roi_set *rois) {
     return 0;
 }
 
+/* CLOCK_MONOTONIC now, for stage timing (the clock the V4L2 timestamps use). */
+static int64_t monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Nanoseconds from `start` to now, saturated to the field's range. */
+static uint32_t elapsed_since(int64_t start, int64_t *now) {
+    int64_t t = monotonic_ns(), d = t - start;
+    *now = t;
+    return d <= 0 ? 0 : d >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
 /* Frames missing between the previous frame and this one. V4L2 drivers count
  * dropped frames in the sequence number, so a sequence gap is taken as it is:
  * timestamps jitter (by most of a frame interval on a loaded machine; vivid
@@ -93,14 +109,18 @@ int ccore_processor_set_rois(ccore_processor *p, const ccore_roi_set *rois) {
  * sequence shows no gap is a timestamp gap counted, for drivers that do not
  * count drops, and then only one that jitter cannot explain: at least 2.5
  * frame intervals. */
-static uint32_t missing_frames(const ccore_processor *p, const ccore_frame *f) {
+static uint32_t missing_frames(const ccore_processor *p, const ccore_frame *f, int *by_timestamp) {
+    *by_timestamp = 0;
     if (!p->have_last) return 0;
     uint64_t n = 0;
     if (f->sequence > p->last_sequence + 1) {
         n = f->sequence - p->last_sequence - 1;
     } else {
         int64_t interval = p->config.frame_interval_ns, dt = f->timestamp_ns - p->last_timestamp_ns;
-        if (interval > 0 && 2 * dt >= 5 * interval) n = (uint64_t)llround((double)dt / (double)interval) - 1;
+        if (interval > 0 && 2 * dt >= 5 * interval) {
+            n = (uint64_t)llround((double)dt / (double)interval) - 1;
+            *by_timestamp = 1;
+        }
     }
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
@@ -141,14 +161,20 @@ static void count_error(ccore_processor *p) {
 
 int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_frame_sample *s) {
     if (!p || !f || !s) return -EINVAL;
+    /* Stage timing: the clock is read only while someone profiles. */
+    int timed = atomic_load_explicit(&p->stage_timing, memory_order_relaxed);
+    int64_t dequeued = timed ? monotonic_ns() : 0, mark = dequeued;
+    uint32_t decode_ns = 0;
     bump(&p->frames, 1);
-    uint32_t missing = missing_frames(p, f);
+    int by_timestamp;
+    uint32_t missing = missing_frames(p, f, &by_timestamp);
     p->have_last = 1;
     p->last_sequence = f->sequence;
     p->last_timestamp_ns = f->timestamp_ns;
     if (missing) {
         p->pending_dropped += missing;
         bump(&p->dropped, missing);
+        if (by_timestamp) bump(&p->dropped_by_timestamp, missing);
     }
     if (f->flagged) {
         count_error(p);
@@ -170,6 +196,7 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
             return rc == -E2BIG ? CCORE_E_CORRUPT : rc;
         }
         image = &decoded;
+        if (timed) decode_ns = elapsed_since(mark, &mark);
     }
 
     memset(s, 0, sizeof *s);
@@ -184,9 +211,16 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
     } else {
         s->flags |= CCORE_SAMPLE_NO_ROI;
     }
+    if (timed) {
+        s->dequeued_ns = dequeued;
+        s->decode_ns = decode_ns;
+        s->kernels_ns = elapsed_since(mark, &mark);
+    }
+    int pictured = 0;
     if (p->thumbnails && p->produced % p->config.thumbnail_every == 0) {
         publish_thumbnail(p, image, f->sequence);
         s->flags |= CCORE_SAMPLE_THUMBNAIL;
+        pictured = 1;
     }
     /* Drawn from the frame as decoded for measuring: switching the preview on
      * must not change the decode scale, which would step the colour traces. */
@@ -198,7 +232,9 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
         hdr->sequence = f->sequence;
         if (ccore_image_rgb_preview(image, (uint8_t *)(hdr + 1), hdr->width, hdr->height) == 0)
             ccore_mailbox_publish(p->previews);
+        pictured = 1;
     }
+    if (timed && pictured) s->thumbnail_ns = elapsed_since(mark, &mark);
     p->produced++;
     s->dropped_before = p->pending_dropped;
     s->errors_before = p->pending_errors;
@@ -236,6 +272,10 @@ int ccore_processor_take_thumbnail(ccore_processor *p, uint8_t *dst, uint32_t ds
     return take_picture(p->thumbnails, 1, dst, dst_size, width, height, sequence);
 }
 
+void ccore_processor_set_stage_timing(ccore_processor *p, int on) {
+    if (p) atomic_store_explicit(&p->stage_timing, on != 0, memory_order_relaxed);
+}
+
 void ccore_processor_set_preview(ccore_processor *p, int on) {
     if (p) atomic_store_explicit(&p->preview_on, on != 0, memory_order_relaxed);
 }
@@ -255,6 +295,7 @@ void ccore_processor_get_counters(const ccore_processor *cp, ccore_processor_cou
     }
     out->frames = atomic_load_explicit(&p->frames, memory_order_relaxed);
     out->dropped = atomic_load_explicit(&p->dropped, memory_order_relaxed);
+    out->dropped_by_timestamp = atomic_load_explicit(&p->dropped_by_timestamp, memory_order_relaxed);
     out->error_frames = atomic_load_explicit(&p->error_frames, memory_order_relaxed);
 }
 

@@ -285,6 +285,12 @@ int ccore_source_ack(ccore_source *src) {
     return 0;
 }
 
+int ccore_source_set_stage_timing(ccore_source *src, int on) {
+    if (!src) return -EINVAL;
+    ccore_processor_set_stage_timing(src->processor, on);
+    return 0;
+}
+
 int ccore_source_set_preview(ccore_source *src, int on) {
     if (!src) return -EINVAL;
     ccore_processor_set_preview(src->processor, on);
@@ -312,6 +318,7 @@ void ccore_source_get_stats(const ccore_source *csrc, ccore_source_stats *out) {
     if (src->processor) ccore_processor_get_counters(src->processor, &c);
     out->frames = c.frames;
     out->dropped = c.dropped;
+    out->dropped_by_timestamp = c.dropped_by_timestamp;
     out->error_frames = c.error_frames;
     out->samples = atomic_load_explicit(&src->samples, memory_order_relaxed);
     out->ring_overflows = atomic_load_explicit(&src->overflows, memory_order_relaxed);

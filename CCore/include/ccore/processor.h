@@ -76,6 +76,12 @@ void ccore_processor_sample_lost(ccore_processor *proc, const ccore_frame_sample
 int ccore_processor_take_thumbnail(ccore_processor *proc, uint8_t *dst, uint32_t dst_size, uint32_t *width,
                                    uint32_t *height, uint64_t *sequence);
 
+/** Any thread: switches stage timing on or off (off at create). While on,
+ *  each sample carries the time its frame came in and the nanoseconds of
+ *  decode, kernels and thumbnail (four CLOCK_MONOTONIC reads per frame);
+ *  while off those fields are 0 and the clock is not read. */
+void ccore_processor_set_stage_timing(ccore_processor *proc, int on);
+
 /** Any thread: switches the RGB preview on or off (off at create). */
 void ccore_processor_set_preview(ccore_processor *proc, int on);
 
@@ -88,6 +94,7 @@ int ccore_processor_take_preview(ccore_processor *proc, uint8_t *dst, uint32_t d
 typedef struct {
     uint64_t frames;       /* frames handed in */
     uint64_t dropped;      /* missing by sequence / timestamp gaps */
+    uint64_t dropped_by_timestamp; /* of those, counted from timestamp gaps (no sequence gap) */
     uint64_t error_frames; /* flagged or undecodable */
 } ccore_processor_counters;
 

@@ -100,6 +100,9 @@ typedef struct {
     /** 1 once exposure / gain / white balance are locked. */
     uint32_t controls_locked;
     uint32_t reserved;
+    /** Of `dropped`, the frames counted from timestamp gaps (the driver's
+     *  sequence showed none); the rest were counted from sequence gaps. */
+    uint64_t dropped_by_timestamp;
 } ccore_source_stats;
 
 /** What was negotiated (cameras) or read from the header (files). */
@@ -177,6 +180,12 @@ int ccore_source_sample_fd(const ccore_source *source);
 /** Lockstep replays: the consumer is done with the sample it popped last; the
  *  capture thread may read the next frame. A no-op for other sources. */
 int ccore_source_ack(ccore_source *source);
+
+/** Switches stage timing on or off (off at open): while on, each sample
+ *  carries dequeued_ns, decode_ns, kernels_ns and thumbnail_ns (see
+ *  ccore_frame_sample) for a latency profiler; while off the capture thread
+ *  does not read the clock for them. Any thread, any time. */
+int ccore_source_set_stage_timing(ccore_source *source, int on);
 
 /** Switches the RGB preview on or off (needs preview_size at open). */
 int ccore_source_set_preview(ccore_source *source, int on);

@@ -81,6 +81,8 @@ package struct SourceStatistics: Sendable, Equatable {
     package var frames: UInt64
     package var samples: UInt64
     package var dropped: UInt64
+    /// Of `dropped`, those counted from timestamp gaps (the sequence showed none).
+    package var droppedByTimestamp: UInt64
     package var errorFrames: UInt64
     package var ringOverflows: UInt64
     package var controlsLocked: Bool
@@ -175,6 +177,11 @@ package actor FrameSource {
             .map { LumaThumbnail(width: $0.width, height: $0.height, sequence: $0.sequence, pixels: $0.pixels) }
     }
 
+    /// Switches the core's stage timing on or off (see `StageTiming`).
+    package func setStageTiming(_ on: Bool) {
+        ccore_source_set_stage_timing(handle.raw, on ? 1 : 0)
+    }
+
     /// Switches the RGB preview on or off (a source opened with a preview size).
     package func setPreview(_ on: Bool) {
         ccore_source_set_preview(handle.raw, on ? 1 : 0)
@@ -209,7 +216,7 @@ package actor FrameSource {
         default: state = .opened
         }
         return SourceStatistics(state: state, frames: s.frames, samples: s.samples, dropped: s.dropped,
-                                errorFrames: s.error_frames, ringOverflows: s.ring_overflows,
+                                droppedByTimestamp: s.dropped_by_timestamp, errorFrames: s.error_frames, ringOverflows: s.ring_overflows,
                                 controlsLocked: s.controls_locked != 0)
     }
 }

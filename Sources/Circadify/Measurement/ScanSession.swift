@@ -69,6 +69,8 @@ package actor ScanSession {
     package nonisolated let input: SessionInput
     package nonisolated let mirrored: Bool
     package nonisolated let events: AsyncStream<CameraEvent>
+    /// Where each frame's `StageTiming` goes while someone observes it.
+    package nonisolated let stageTimings: StageTimingHub
     private let eventSink: AsyncStream<CameraEvent>.Continuation
     private let limits: Limits
     private let quality: QualityMonitor.Configuration
@@ -105,6 +107,15 @@ package actor ScanSession {
     private var streamStart: Double?
     private var frameAspect = 4.0 / 3.0
     private var frameStep = 1.0 / 30
+    /// Whether the core times its stages now (follows `stageTimings.isObserved`).
+    private var coreTiming = false
+    /// The detector's share of the frame being handled, while timing.
+    private var detectorNanoseconds: Int64?
+    private var frameIntervalNanoseconds: Int64 = 0
+    private var decodes = false
+    /// The source's counters as it stopped, for `pipelineCounters()` after the end.
+    private var finalCounters: PipelineCounters?
+    private let makePipeline: PipelineFactory
 
     private struct Measurement {
         /// Seconds to measure; nil: until the replay ends.
@@ -119,17 +130,28 @@ package actor ScanSession {
         var faceLastSeen: Double?
     }
 
+    /// Builds the scan pipeline for a session's quality configuration (the face detector's by default).
+    package typealias PipelineFactory = @Sendable (QualityMonitor.Configuration) throws(CircadifyError) -> ScanPipeline
+
     /// Nothing is opened or loaded here: `start()` does that, off the caller's actor.
     /// - Parameters:
     ///   - quality: the quality monitor's configuration (replays: no camera-tuning status).
     ///   - timestamps: capture times of a replay's frames, seconds (a recording with drops).
+    ///   - stageTimings: the observers of its stage timings (a camera's, shared by its sessions).
+    ///   - pipeline: builds the scan pipeline (tests give theirs a detector of their own).
     package init(_ input: SessionInput, mirrored: Bool, limits: Limits = Limits(),
-                 quality: QualityMonitor.Configuration? = nil, timestamps: [Double]? = nil) {
+                 quality: QualityMonitor.Configuration? = nil, timestamps: [Double]? = nil,
+                 stageTimings: StageTimingHub = StageTimingHub(),
+                 pipeline: @escaping PipelineFactory = { quality throws(CircadifyError) in
+                     try ScanPipeline.withFaceDetector(quality: quality)
+                 }) {
         self.input = input
         self.mirrored = mirrored
         self.limits = limits
         self.quality = quality ?? .init(reportsCameraTuning: !input.isFile)
         self.timestamps = timestamps
+        self.stageTimings = stageTimings
+        makePipeline = pipeline
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
     }
 
@@ -153,7 +175,7 @@ package actor ScanSession {
 
     private func open() async throws(CircadifyError) {
         if stopRequested { throw .cancelled }
-        let pipeline = try ScanPipeline.withFaceDetector(quality: quality)
+        let pipeline = try makePipeline(quality)
         self.pipeline = pipeline
         let opened: FrameSource
         let samples: SampleStream
@@ -169,9 +191,14 @@ package actor ScanSession {
         }
         source = opened
         if imageOutput { await opened.setPreview(true) }
+        await syncStageTiming()
         let format = opened.format
         if format.height > 0 { frameAspect = Double(format.width) / Double(format.height) }
-        if format.framesPerSecond > 0 { frameStep = 1 / format.framesPerSecond }
+        if format.framesPerSecond > 0 {
+            frameStep = 1 / format.framesPerSecond
+            frameIntervalNanoseconds = Int64((1e9 / format.framesPerSecond).rounded())
+        }
+        decodes = format.fourcc == "MJPG"
         if case .device = input {
             watchdog = Self.watch(opened, timeout: limits.frameTimeout) { [weak self] in await self?.frameTimeout() }
         }
@@ -209,6 +236,7 @@ package actor ScanSession {
         watchdog?.cancel()
         finishMeasurement(.failure(.cancelled))
         await source.stop()
+        finalCounters = PipelineCounters(await source.statistics())
         await loop?.value
         await watchdog?.value
     }
@@ -307,6 +335,7 @@ package actor ScanSession {
             // Capture ended on its own (unplugged, failed, hung, end of file): release the camera.
             self.source = nil
             await source.stop()
+            finalCounters = PipelineCounters(await source.statistics())
         }
         if let m = measurement {
             if failure == nil, !stoppedOnRequest, m.duration == nil, m.measuringFrom != nil {
@@ -358,7 +387,53 @@ package actor ScanSession {
         return value == value.rounded() ? String(Int(value)) : String(value)
     }
 
-    private func handle(_ raw: FrameSample, pipeline: ScanPipeline) async {
+    /// The frame counts of the source since it started: live while it runs,
+    /// as it stopped after; nil before it opened.
+    package func pipelineCounters() async -> PipelineCounters? {
+        if let source { return PipelineCounters(await source.statistics()) }
+        return finalCounters
+    }
+
+    /// One sample through the driver, timed for `stageTimings` while observed.
+    private func handle(_ sample: FrameSample, pipeline: ScanPipeline) async {
+        if stageTimings.isObserved != coreTiming { await syncStageTiming() }
+        guard stageTimings.isObserved else { return await process(sample, pipeline: pipeline) }
+        let taken = StageTimingHub.now()
+        detectorNanoseconds = nil
+        await process(sample, pipeline: pipeline)
+        stageTimings.yield(timing(of: sample, takenAt: taken, doneAt: StageTimingHub.now()))
+    }
+
+    /// Switches the core's stage timing on while someone observes, off when nobody does.
+    private func syncStageTiming() async {
+        guard let source else { return }
+        coreTiming = stageTimings.isObserved
+        await source.setStageTiming(coreTiming)
+    }
+
+    /// The frame's stage times: the core's from its sample, the driver's from
+    /// when it took the sample (`taken`) and finished with it (`done`).
+    private func timing(of sample: FrameSample, takenAt taken: Int64, doneAt done: Int64) -> StageTiming {
+        var timing = StageTiming(sequence: sample.sequence, captureNanoseconds: sample.timestampNanoseconds,
+                                 frameIntervalNanoseconds: frameIntervalNanoseconds,
+                                 droppedBefore: sample.droppedBefore, corruptBefore: sample.errorsBefore,
+                                 overflowBefore: sample.overflowBefore)
+        if sample.dequeuedNanoseconds > 0 { // timed on the capture thread
+            timing.set(.dequeue, nanoseconds: sample.dequeuedNanoseconds - sample.timestampNanoseconds)
+            if decodes { timing.set(.decode, nanoseconds: Int64(sample.decodeNanoseconds)) }
+            timing.set(.kernels, nanoseconds: Int64(sample.kernelsNanoseconds))
+            if sample.thumbnailNanoseconds > 0 {
+                timing.set(.thumbnail, nanoseconds: Int64(sample.thumbnailNanoseconds))
+            }
+        }
+        timing.set(.ringResidence, nanoseconds: taken - sample.processedNanoseconds)
+        timing.set(.detector, nanoseconds: detectorNanoseconds)
+        timing.set(.analysis, nanoseconds: done - taken - (detectorNanoseconds ?? 0))
+        timing.set(.endToEnd, nanoseconds: done - sample.timestampNanoseconds)
+        return timing
+    }
+
+    private func process(_ raw: FrameSample, pipeline: ScanPipeline) async {
         var sample = raw
         if let timestamps {
             let index = Int(sample.sequence)
@@ -393,12 +468,14 @@ package actor ScanSession {
         if let thumbnail, thumbnail.sequence <= sample.sequence {
             self.thumbnail = nil
             lastDetection = time
+            let detecting = coreTiming ? StageTimingHub.now() : 0
             do {
                 if let regions = try pipeline.consume(thumbnail: thumbnail, at: time) { await publish(regions) }
             } catch {
                 finishMeasurement(.failure(error))
             }
             publishFaceAndQuality(pipeline)
+            if coreTiming { detectorNanoseconds = StageTimingHub.now() - detecting }
         }
         if imageOutput, let image = await source?.takePreview() { eventSink.yield(.image(image)) }
         if measurement == nil {
