@@ -12,6 +12,11 @@ public struct HeadlessFollower: Sendable {
 
     public init() {}
 
+    /// A new session starts: its status and its first reading are reported afresh.
+    public mutating func reset() {
+        self = HeadlessFollower()
+    }
+
     public mutating func events(for state: HeadlessState) -> [MonitorEvent] {
         events(metrics: state.metrics, validation: state.validationStatus)
     }
@@ -21,8 +26,6 @@ public struct HeadlessFollower: Sendable {
         if let status = validation {
             if status.code != lastValidation { events.append(.validation(status)) }
             lastValidation = status.code
-        } else {
-            lastValidation = nil // a new session reports its status afresh
         }
         guard let metrics else {
             // Monitoring (re)started: the series and their clock start over.

@@ -8,7 +8,7 @@ import Synchronization
 /// the people in front of them.
 ///
 /// Names (the README's "Running a fleet" explains them):
-/// `circadify_frames_total`, `circadify_frames_dropped_total`, `circadify_frames_corrupt_total`,
+/// `circadify_frames_total`, `circadify_frames_dropped_total{by}`, `circadify_frames_corrupt_total`,
 /// `circadify_ring_overflows_total`, `circadify_stage_latency_seconds{stage}`,
 /// `circadify_outcomes_total{outcome}`, `circadify_validation_status{code}`,
 /// `circadify_camera_up`, `circadify_camera_reopens_total`; with `exportVitals`
@@ -19,13 +19,15 @@ public final class MonitorMetrics: Sendable {
     public let exportVitals: Bool
 
     private let frames: Counter
-    private let dropped: Counter
+    private let droppedBySequence: Counter
+    private let droppedByGap: Counter
     private let corrupt: Counter
     private let overflows: Counter
     private let reopens: Counter
     private let cameraUp: Gauge
     private let validation: [ValidationStatus.Code: Gauge]
-    private let counted = Mutex(FrameCounts())
+    private let latency: [(PipelineStage, DurationHistogram)]
+    private let counted = Mutex(CounterBaseline())
     private let vitals = Mutex([VitalSeries: Gauge]())
 
     /// Latency buckets, seconds: a frame interval at 30 fps is 33 ms; the target is 2 ms beyond it.
@@ -42,11 +44,18 @@ public final class MonitorMetrics: Sendable {
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), exportVitals: Bool = false) {
         self.registry = registry
         self.exportVitals = exportVitals
-        frames = registry.makeCounter(descriptor: Self.name("frames", "total", "Frames the camera delivered (or read from the replayed file)."))
-        dropped = registry.makeCounter(descriptor: Self.name("frames_dropped", "total", "Frames lost before capture, from sequence numbers and timestamp gaps."))
-        corrupt = registry.makeCounter(descriptor: Self.name("frames_corrupt", "total", "Frames the driver flagged as bad or that could not be decoded."))
-        overflows = registry.makeCounter(descriptor: Self.name("ring_overflows", "total", "Samples lost because the analysis fell behind the capture thread."))
-        reopens = registry.makeCounter(descriptor: Self.name("camera_reopens", "total", "Times the camera was opened again after being lost."))
+        frames = registry.makeCounter(descriptor: Self.name(
+            "frames", "total", "Frames the camera delivered (or read from the replayed file)."))
+        let dropped = Self.name("frames_dropped", "total",
+                                "Frames the driver dropped, counted from gaps in its sequence numbers or its timestamps.")
+        droppedBySequence = registry.makeCounter(descriptor: dropped, labels: [("by", "sequence")])
+        droppedByGap = registry.makeCounter(descriptor: dropped, labels: [("by", "timestamp_gap")])
+        corrupt = registry.makeCounter(descriptor: Self.name(
+            "frames_corrupt", "total", "Frames the driver flagged as bad or that could not be decoded."))
+        overflows = registry.makeCounter(descriptor: Self.name(
+            "ring_overflows", "total", "Samples lost because the analysis fell behind the capture thread."))
+        reopens = registry.makeCounter(descriptor: Self.name(
+            "camera_reopens", "total", "Times the camera was opened again after being lost."))
         cameraUp = registry.makeGauge(descriptor: Self.name("camera", "up", "1 while the camera streams, else 0."))
         var validation: [ValidationStatus.Code: Gauge] = [:]
         for code in ValidationStatus.Code.allCases {
@@ -56,8 +65,8 @@ public final class MonitorMetrics: Sendable {
                 labels: [("code", code.rawValue)])
         }
         self.validation = validation
+        latency = PipelineStage.allCases.map { ($0, Self.latencyHistogram($0, in: registry)) }
         for outcome in Self.knownOutcomes { _ = outcomeCounter(outcome) }
-        for stage in LatencyStage.allCases { _ = latencyHistogram(stage.rawValue) }
     }
 
     /// What an event changes: outcomes, validation, the camera's state, and the vitals when exported.
@@ -79,31 +88,33 @@ public final class MonitorMetrics: Sendable {
         case .cameraReopened:
             cameraUp.set(to: 1)
             reopens.increment()
-        case .inputRestarted, .serviceStopped:
+        case .serviceStopped:
             cameraDown()
-        case .serviceStarted, .warning:
+        case .serviceStarted, .inputRestarted, .warning: // a file starts over at once: still up
             break
         }
     }
 
-    /// Adds what the source counted since the last call (its counters start over with each session).
-    package func record(_ statistics: SourceStatistics) {
-        let delta = counted.withLock { $0.advance(to: statistics) }
-        frames.increment(by: Int64(delta.frames))
-        dropped.increment(by: Int64(delta.dropped))
-        corrupt.increment(by: Int64(delta.corrupt))
-        overflows.increment(by: Int64(delta.overflows))
+    /// Adds what the camera's pipeline counted since the last call.
+    public func record(_ counters: PipelineCounters) {
+        let delta = counted.withLock { $0.advance(to: counters) }
+        frames.increment(by: Int64(clamping: delta.framesReceived))
+        droppedBySequence.increment(by: Int64(clamping: delta.droppedBySequence))
+        droppedByGap.increment(by: Int64(clamping: delta.droppedByTimestampGap))
+        corrupt.increment(by: Int64(clamping: delta.corrupt))
+        overflows.increment(by: Int64(clamping: delta.ringOverflows))
     }
 
-    /// The next statistics come from a new session: count them from zero.
-    public func sourceRestarted() {
-        counted.withLock { $0 = FrameCounts() }
+    /// The next counters come from a new session, which counts from zero.
+    public func countersRestarted() {
+        counted.withLock { $0 = CounterBaseline() }
     }
 
-    /// One frame's time in `stage`.
-    public func recordLatency(_ stage: String, nanoseconds: Int64) {
-        guard nanoseconds >= 0 else { return } // clocks that disagree say nothing
-        latencyHistogram(stage).recordNanoseconds(nanoseconds)
+    /// One frame's time in each stage it was timed in.
+    public func record(_ timing: StageTiming) {
+        for (stage, histogram) in latency {
+            if let nanoseconds = timing.nanoseconds(stage) { histogram.recordNanoseconds(nanoseconds) }
+        }
     }
 
     /// circadify_NAME_UNIT, with its help text.
@@ -123,9 +134,12 @@ public final class MonitorMetrics: Sendable {
             """), labels: [("outcome", outcome)])
     }
 
-    private func latencyHistogram(_ stage: String) -> DurationHistogram {
-        registry.makeDurationHistogram(descriptor: Self.name("stage_latency", "seconds", "Per-frame time spent in each stage."),
-                                       labels: [("stage", stage)], buckets: Self.latencyBuckets)
+    private static func latencyHistogram(_ stage: PipelineStage, in registry: PrometheusCollectorRegistry)
+        -> DurationHistogram {
+        registry.makeDurationHistogram(
+            descriptor: name("stage_latency", "seconds",
+                             "Per-frame time in each pipeline stage, from the buffer timestamp to the analysis updated."),
+            labels: [("stage", stage.rawValue)], buckets: latencyBuckets)
     }
 
     /// Sets the vital gauges from a reading; an unmeasured value removes its series
@@ -150,14 +164,6 @@ public final class MonitorMetrics: Sendable {
     }
 }
 
-/// The stages whose latency the monitor measures.
-public enum LatencyStage: String, Sendable, CaseIterable {
-    /// Buffer timestamp (the driver's capture time) to the sample in the core's ring.
-    case captureToProcessed = "capture_to_processed"
-    /// Sample in the ring to the Swift pipeline taking it.
-    case processedToDequeued = "processed_to_dequeued"
-}
-
 private enum VitalSeries: String, Sendable, CaseIterable {
     case pulse = "pulse_bpm"
     case pulseConfidence = "pulse_confidence"
@@ -180,23 +186,25 @@ private enum VitalSeries: String, Sendable, CaseIterable {
     }
 }
 
-/// The source's last counters seen, to turn its totals into increments.
-struct FrameCounts: Sendable, Equatable {
-    var frames: UInt64 = 0
-    var dropped: UInt64 = 0
-    var corrupt: UInt64 = 0
-    var overflows: UInt64 = 0
+/// The pipeline's last counters seen, to turn its totals into increments.
+struct CounterBaseline: Sendable, Equatable {
+    var last = PipelineCounters()
 
-    /// The increments since the last totals, and remembers `statistics`. A total
-    /// below the last one means a new source started from zero.
-    mutating func advance(to statistics: SourceStatistics) -> FrameCounts {
-        let next = FrameCounts(frames: statistics.frames, dropped: statistics.dropped,
-                               corrupt: statistics.errorFrames, overflows: statistics.ringOverflows)
-        let restarted = next.frames < frames || next.dropped < dropped || next.corrupt < corrupt
-            || next.overflows < overflows
-        let base = restarted ? FrameCounts() : self
-        self = next
-        return FrameCounts(frames: next.frames - base.frames, dropped: next.dropped - base.dropped,
-                           corrupt: next.corrupt - base.corrupt, overflows: next.overflows - base.overflows)
+    /// The increments since the last totals, and remembers `counters`. A total
+    /// below the last one means a new session started from zero.
+    mutating func advance(to counters: PipelineCounters) -> PipelineCounters {
+        let restarted = counters.framesReceived < last.framesReceived
+            || counters.droppedBySequence < last.droppedBySequence
+            || counters.droppedByTimestampGap < last.droppedByTimestampGap
+            || counters.corrupt < last.corrupt || counters.ringOverflows < last.ringOverflows
+            || counters.samplesDelivered < last.samplesDelivered
+        let base = restarted ? PipelineCounters() : last
+        last = counters
+        return PipelineCounters(
+            framesReceived: counters.framesReceived - base.framesReceived,
+            samplesDelivered: counters.samplesDelivered - base.samplesDelivered,
+            droppedBySequence: counters.droppedBySequence - base.droppedBySequence,
+            droppedByTimestampGap: counters.droppedByTimestampGap - base.droppedByTimestampGap,
+            corrupt: counters.corrupt - base.corrupt, ringOverflows: counters.ringOverflows - base.ringOverflows)
     }
 }

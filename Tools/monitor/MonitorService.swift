@@ -88,12 +88,12 @@ public final class MonitorService: Service {
         let sdk = try CircadifySDK(apiKey: Self.apiKey)
         let camera = makeCamera()
         camera.onQualityWarning = { [weak self] warning in self?.emit(.warning(warning)) }
-        let poller = metrics.map { metrics in pollStatistics(of: camera, into: metrics) }
+        let feed = metrics.map { PipelineFeed(camera: camera, metrics: $0, interval: configuration.statisticsInterval) }
         emit(.serviceStarted(source: source))
         var reason = "shutdown"
         var failure: Error?
         do {
-            if try await follow(sdk, on: camera) { reason = "end of input" }
+            if try await follow(sdk, on: camera, feed: feed) { reason = "end of input" }
         } catch is CancellationError {
             // The group is shutting down.
         } catch {
@@ -101,8 +101,7 @@ public final class MonitorService: Service {
             reason = "failed"
         }
         // The camera released and its controls restored before the service says it stopped.
-        poller?.cancel()
-        await poller?.value
+        await feed?.stop()
         camera.onQualityWarning = nil
         await sdk.stopMonitoring()
         await camera.release()
@@ -114,7 +113,7 @@ public final class MonitorService: Service {
 
     /// Monitors until cancelled; true when a file reached its end (and `loop` is off).
     @MainActor
-    private func follow(_ sdk: CircadifySDK, on camera: CircadifyCamera) async throws -> Bool {
+    private func follow(_ sdk: CircadifySDK, on camera: CircadifyCamera, feed: PipelineFeed?) async throws -> Bool {
         var states = sdk.updates().makeAsyncIterator()
         var follower = HeadlessFollower()
         var backoff = configuration.backoff
@@ -124,8 +123,9 @@ public final class MonitorService: Service {
         while true {
             try checkOutput()
             try Task.checkCancellation()
+            // Every state of the last session has been read (its end was the last one).
+            follower.reset()
             do {
-                metrics?.sourceRestarted()
                 try await sdk.startMonitoring(camera: camera)
             } catch let error as CircadifyError {
                 try Task.checkCancellation()
@@ -150,8 +150,10 @@ public final class MonitorService: Service {
             openedOnce = true
             lostSince = nil
             backoff.reset()
+            feed?.sessionStarted()
 
             let ended = await followUntilEnd(&states, with: &follower)
+            await feed?.sessionEnded()
             try Task.checkCancellation()
             try checkOutput()
             if case .file(_, _, let loop) = configuration.input {
@@ -193,18 +195,6 @@ public final class MonitorService: Service {
         switch error {
         case .cameraNotAvailable, .cameraPermissionDenied, .cameraInUse, .captureFailed, .timeout: true
         default: false
-        }
-    }
-
-    /// Counters into the metrics once a `statisticsInterval`, while the service runs.
-    @MainActor
-    private func pollStatistics(of camera: CircadifyCamera, into metrics: MonitorMetrics) -> Task<Void, Never> {
-        let interval = configuration.statisticsInterval
-        return Task { @MainActor in
-            while !Task.isCancelled {
-                if let statistics = await camera.sourceStatistics() { metrics.record(statistics) }
-                try? await Task.sleep(for: interval)
-            }
         }
     }
 
