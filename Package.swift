@@ -68,7 +68,12 @@ let package = Package(
         ),
         .testTarget(
             name: "CircadifyMonitorTests",
-            dependencies: ["CircadifyMonitor", "Circadify", .product(name: "Prometheus", package: "swift-prometheus")],
+            dependencies: [
+                "CircadifyMonitor", "Circadify", "GroundTruthKit",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/CircadifyMonitorTests"
         ),
         // The seeds' flows (permission, scan with guidance, retry, cancel, headless) as a program.

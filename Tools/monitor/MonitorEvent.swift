@@ -41,6 +41,11 @@ public struct Estimate: Sendable, Equatable {
     public struct Value: Sendable, Equatable {
         public var value: Double
         public var confidence: Double
+
+        public init(value: Double, confidence: Double) {
+            self.value = value
+            self.confidence = confidence
+        }
     }
 
     /// Seconds of video since the camera (or this pass of the file) started; nil when no rate is new.
@@ -51,6 +56,13 @@ public struct Estimate: Sendable, Equatable {
     public var breathing: Value?
     /// SDNN, ms, when the beats were clean enough.
     public var hrv: Double?
+
+    public init(mediaTime: Double? = nil, pulse: Value? = nil, breathing: Value? = nil, hrv: Double? = nil) {
+        self.mediaTime = mediaTime
+        self.pulse = pulse
+        self.breathing = breathing
+        self.hrv = hrv
+    }
 }
 
 extension MonitorEvent {

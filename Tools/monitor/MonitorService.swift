@@ -26,8 +26,10 @@ public final class MonitorService: Service {
     public struct Configuration: Sendable {
         public var input: Input
         public var backoff: Backoff
-        /// How often the source's counters reach the metrics.
+        /// How often the pipeline's counters reach the metrics.
         public var statisticsInterval: Duration = .seconds(1)
+        /// A file's pace: its own frame rate, as a camera (tests replay faster).
+        public var replayPace: ReplayPace = .realtime
 
         public init(input: Input, backoff: Backoff = Backoff()) {
             self.input = input
@@ -79,7 +81,7 @@ public final class MonitorService: Service {
         switch configuration.input {
         case .firstCamera: CircadifyCamera(position: .front)
         case .device(let path): CircadifyCamera(devicePath: path)
-        case .file(let path, let fps, _): CircadifyCamera(replaying: path, fps: fps, pace: .realtime)
+        case .file(let path, let fps, _): CircadifyCamera(replaying: path, fps: fps, pace: configuration.replayPace)
         }
     }
 
@@ -120,11 +122,14 @@ public final class MonitorService: Service {
         var lostSince: ContinuousClock.Instant?
         var openedOnce = false
         var loops = 0
+        /// Attempts to open since the camera last streamed.
+        var attempt = 0
         while true {
             try checkOutput()
             try Task.checkCancellation()
             // Every state of the last session has been read (its end was the last one).
             follower.reset()
+            attempt += 1
             do {
                 try await sdk.startMonitoring(camera: camera)
             } catch let error as CircadifyError {
@@ -133,7 +138,7 @@ public final class MonitorService: Service {
                     throw Failure.fatal(error)
                 }
                 let delay = backoff.next()
-                emit(.error(error, attempt: backoff.attempts, retryIn: delay))
+                emit(.error(error, attempt: attempt, retryIn: delay))
                 logger.warning("camera not open", metadata: ["error": "\(error.caseName)", "retry-in": "\(delay)"])
                 lostSince = lostSince ?? .now
                 try await Task.sleep(for: delay)
@@ -143,13 +148,13 @@ public final class MonitorService: Service {
                 emit(.cameraOpened(source: source))
                 logger.info("monitoring", metadata: ["source": "\(source)"])
             } else if let since = lostSince {
-                // Each attempt was preceded by a delay, so the backoff counted them all.
-                emit(.cameraReopened(source: source, attempts: backoff.attempts, downtime: .now - since))
-                logger.notice("camera reopened", metadata: ["attempts": "\(backoff.attempts)"])
+                emit(.cameraReopened(source: source, attempts: attempt, downtime: .now - since))
+                logger.notice("camera reopened", metadata: ["attempts": "\(attempt)"])
             }
             openedOnce = true
             lostSince = nil
             backoff.reset()
+            attempt = 0
             feed?.sessionStarted()
 
             let ended = await followUntilEnd(&states, with: &follower)
