@@ -85,11 +85,13 @@ suite consumer "consumer (a client package builds and runs against a tagged copy
     Tests/Consumer/run-consumer.sh
 suite docs "documentation (DocC catalog builds with no warnings)" Tools/build-docs.sh
 suite examples "the seeds' flows (circadify-examples on a replay camera)" Tools/examples/run-examples.sh
+suite monitor "circadify monitor: a real Prometheus scraping it, promtool, JSON Lines, SIGTERM, systemd units" Tests/Monitor/run-monitor-checks.sh
 suite vivid "kernel-driver suite (vivid in a QEMU guest)" Tests/Integration/run-vivid-suite.sh
 suite sdk "the SDK on vivid (measureVitals, cancel, disconnect in the guest)" Tests/Integration/run-sdk-check.sh
 suite scan "loopback scan (a ground-truth clip through vivid into circadify scan)" Tests/Integration/run-scan-loopback.sh
 suite errors "camera error paths (circadify scan --device against vivid in the guest)" \
     Tests/Integration/run-scan-errors.sh
+suite replug "circadify monitor through vivid's unplug and replug (in the guest)" Tests/Integration/run-monitor-replug.sh
 
 summary="" total_passed=0 total_failed=0
 for i in "${!names[@]}"; do

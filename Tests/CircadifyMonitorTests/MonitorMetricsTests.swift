@@ -76,7 +76,9 @@ struct MonitorMetricsTests {
         metrics.record(.estimate(Estimate(mediaTime: 5, pulse: .init(value: 70, confidence: 0.9),
                                           breathing: .init(value: 14, confidence: 0.7), hrv: 40)))
         let text = metrics.registry.emitToString()
-        #expect(!text.contains("pulse") && !text.contains("breathing") && !text.contains("hrv"))
+        for name in ["circadify_pulse", "circadify_breathing", "circadify_hrv"] {
+            #expect(!text.contains(name), "\(name) exported without --export-vitals")
+        }
     }
 
     /// Opted in: the latest values; an unmeasured one disappears rather than stay stale.

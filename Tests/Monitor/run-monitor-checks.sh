@@ -230,8 +230,9 @@ vitals_port=$(free_port)
     >"$work/vitals.jsonl" 2>"$work/vitals.log" &
 vitals_pid=$!
 pids+=("$vitals_pid")
-if wait_for 'grep -q "\"pulse\":{" "$work/vitals.jsonl"' 90 && sleep 1.5 &&
-    curl -fsS "http://127.0.0.1:$vitals_port/metrics" >"$work/vitals.txt"; then
+# A reading without a confident pulse removes the series, so wait for one that has it.
+if wait_for 'curl -fsS "http://127.0.0.1:$vitals_port/metrics" >"$work/vitals.txt" &&
+             grep -q "^circadify_pulse_bpm " "$work/vitals.txt"' 90; then
     bpm=$(sed -n 's/^circadify_pulse_bpm \(.*\)$/\1/p' "$work/vitals.txt")
     if [ -n "$bpm" ] && python3 -c "import sys; sys.exit(not abs(float('$bpm') - 68) <= 5)" &&
         promtool check metrics <"$work/vitals.txt" >/dev/null 2>&1; then
@@ -241,7 +242,7 @@ if wait_for 'grep -q "\"pulse\":{" "$work/vitals.jsonl"' 90 && sleep 1.5 &&
         fail export-vitals "circadify_pulse_bpm is '${bpm}', or promtool objects: $(promtool check metrics <"$work/vitals.txt" 2>&1 | head -3)"
     fi
 else
-    fail export-vitals "no pulse estimate or no endpoint: $(tail -3 "$work/vitals.log")"
+    fail export-vitals "no circadify_pulse_bpm within 90 s: $(tail -3 "$work/vitals.log")"
 fi
 kill -TERM "$vitals_pid" 2>/dev/null; wait "$vitals_pid" 2>/dev/null
 
