@@ -11,7 +11,7 @@ struct Circadify: AsyncParsableCommand {
             lists the cameras and whether this user may open them; `faces` finds faces in a photo; `samples` prints what the \
             realtime core measures per frame (mean skin colour of the forehead and cheeks, luma, drops).
             """,
-        subcommands: [Scan.self, Devices.self, Faces.self, Samples.self])
+        subcommands: [Scan.self, Devices.self, Faces.self, Samples.self, Preview.self])
 
     /// ArgumentParser's `main`, plus what every command needs first: the standard streams made
     /// safe (`Terminal.closedAtStart`), and a bad `scan --json` command line answered with the
