@@ -50,6 +50,8 @@ public final class CircadifyCamera {
     /// Measurements and monitors attached to this camera (see `CircadifySDK`).
     @ObservationIgnored package var measuring = false
     @ObservationIgnored private var observers = [ObjectIdentifier: @MainActor (CameraEvent) -> Void]()
+    /// Full-size pictures for `CircadifyCameraPreview`, from whichever session runs.
+    @ObservationIgnored package nonisolated let previewFeed = PreviewFeed()
 
     private enum Source: Equatable {
         case position
@@ -112,7 +114,7 @@ public final class CircadifyCamera {
         guard session == nil else { return }
         guard let input = await resolveInput() else { throw .cameraNotAvailable }
         endedWith = nil
-        let session = ScanSession(input, mirrored: position == .front && !isReplay)
+        let session = ScanSession(input, mirrored: position == .front && !isReplay, feed: previewFeed)
         self.session = session
         listen(to: session)
         if trackingRequested { await session.setTracking(true) }
