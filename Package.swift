@@ -161,7 +161,7 @@ package.targets.append(contentsOf: [
     .target(
         name: "CircadifyPreviewServer",
         dependencies: [
-            "Circadify", "CCore",
+            "Circadify",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

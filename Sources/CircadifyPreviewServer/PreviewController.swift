@@ -2,12 +2,14 @@ import Circadify
 import Foundation
 
 /// Runs the camera behind the page: keeps it live (a replayed file loops, a camera that
-/// fails is reopened every few seconds), monitors the vitals, feeds the video and the
-/// events, and runs the scan button's measurements, one at a time.
+/// fails is reopened every few seconds), monitors the vitals, feeds the video (the camera's
+/// frames with the scan overlay, `CircadifyCameraPreview`) and the events, and runs the
+/// scan button's measurements, one at a time, with the overlay in its scanning state.
 @MainActor
 public final class PreviewController {
     private let sdk: CircadifySDK
     private let camera: CircadifyCamera
+    private let preview: CircadifyCameraPreview
     private let video: VideoFanout
     private let events: EventFanout
     private let options: MeasurementOptions
@@ -31,6 +33,7 @@ public final class PreviewController {
                 options: MeasurementOptions, source: String, loops: Bool) {
         self.sdk = sdk
         self.camera = camera
+        preview = CircadifyCameraPreview(camera: camera, showGuide: true, isScanning: false)
         self.video = video
         self.events = events
         self.options = options
@@ -41,18 +44,20 @@ public final class PreviewController {
     /// Opens the camera and starts monitoring, then keeps both up until `stop()`.
     /// - Throws: the camera's `CircadifyError` when it cannot be opened the first time.
     public func start() async throws {
-        sdk.imageOutputEnabled = true
+        preview.start()
         try await open()
         let updates = sdk.updates()
         tasks.append(Task { [weak self] in
             for await state in updates { self?.latest = state }
         })
-        let images = sdk.images()
+        let frames = preview.frames()
         let video = video
         tasks.append(Task.detached {
-            // Encoding runs here, off the main actor, once per frame whatever the viewers.
-            for await image in images {
-                video.publish { JPEGEncoding.encode(rgb: image.pixels, width: image.width, height: image.height) }
+            // Encoding runs here, off the main actor and the renderer, once per frame whatever
+            // the number of viewers, and not at all while nobody watches.
+            let encoder = JPEGEncoder()
+            for await frame in frames {
+                video.publish { try? encoder.encode(frame, quality: JPEGEncoding.quality) }
             }
         })
         tasks.append(Task { [weak self] in
@@ -73,6 +78,7 @@ public final class PreviewController {
             return .unavailable("The camera is not running" + (cameraError.map { ": \(Self.message($0))" } ?? ""))
         }
         scanView = PreviewState.Scan(state: "scanning", phase: ScanPhase.starting.rawValue, fraction: 0)
+        preview.isScanning = true
         scan = Task { [weak self, sdk, camera, options] in
             let outcome: Result<VitalSignsResult, CircadifyError>
             do {
@@ -96,7 +102,7 @@ public final class PreviewController {
             await scan.value
         }
         await sdk.stopMonitoring()
-        sdk.imageOutputEnabled = false
+        preview.stop()
         // Returns once the device is free and its controls restored.
         await camera.release()
     }
@@ -124,6 +130,7 @@ public final class PreviewController {
 
     private func finish(_ outcome: Result<VitalSignsResult, CircadifyError>) {
         scan = nil
+        preview.isScanning = false
         switch outcome {
         case .success(let result):
             scanView = PreviewState.Scan(state: "done", result: PreviewState.Result(result))

@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -53,7 +54,7 @@ public final class VideoFanout: Sendable {
     /// Publishes one frame: `encode` runs once if anyone watches (never otherwise) and its
     /// JPEG goes to every viewer that is ready for it. Returns whether it was encoded.
     @discardableResult
-    public func publish(encode: () -> [UInt8]?) -> Bool {
+    public func publish(encode: () -> Data?) -> Bool {
         let viewers = state.withLockedValue { Array($0.viewers.values) }
         guard !viewers.isEmpty, let jpeg = encode() else { return false }
         state.withLockedValue { $0.encodes += 1 }
@@ -84,7 +85,7 @@ public final class VideoFanout: Sendable {
     }
 
     /// One multipart part: its headers, the JPEG, and the line break before the next boundary.
-    static func part(_ jpeg: [UInt8]) -> ByteBuffer {
+    static func part(_ jpeg: Data) -> ByteBuffer {
         let header = "--\(boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n"
         var buffer = ByteBufferAllocator().buffer(capacity: header.utf8.count + jpeg.count + 2)
         buffer.writeString(header)

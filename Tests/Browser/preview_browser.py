@@ -7,7 +7,7 @@ and a closing `browser: N passed, N failed` line; exits 1 on any failure.
 
 Only the standard library and websocket-client (Debian's python3-websocket).
 
-    preview_browser.py URL TRUTH_JSON SCREENSHOT_JPEG [MIDSCAN_PNG]
+    preview_browser.py URL CLIP_Y4M SCREENSHOT_JPEG [MIDSCAN_PNG]\n\nThe clip's truth is beside it (CLIP.json).
 
 MIDSCAN_PNG, when given, keeps the screenshot the overlay check read.
 """
@@ -129,18 +129,45 @@ def decode_png(data):
     return width, height, channels, rows
 
 
-def glow_share(png, box):
-    """The share of pixels in `box` (x0, y0, x1, y1, screen pixels) coloured like the overlay's
-    glow: saturated warm gold, orange or red (red high, blue far below it), unlike skin."""
+def clip_frame(path):
+    """The first frame of a 4:2:0 Y4M clip as RGB rows (BT.601 studio swing, as CCore reads it)."""
+    with open(path, "rb") as clip:
+        header = clip.readline().split()
+        width = int(next(f[1:] for f in header if f.startswith(b"W")))
+        height = int(next(f[1:] for f in header if f.startswith(b"H")))
+        clip.readline()  # FRAME
+        luma = clip.read(width * height)
+        cb = clip.read(width * height // 4)
+        cr = clip.read(width * height // 4)
+    rows = []
+    for y in range(height):
+        row = bytearray(3 * width)
+        for x in range(width):
+            c = (y // 2) * (width // 2) + x // 2
+            l, u, v = 1.164 * (luma[y * width + x] - 16), cb[c] - 128, cr[c] - 128
+            rgb = (l + 1.596 * v, l - 0.392 * u - 0.813 * v, l + 2.017 * u)
+            row[3 * x:3 * x + 3] = bytes(min(max(int(round(k)), 0), 255) for k in rgb)
+        rows.append(row)
+    return width, height, rows
+
+
+def glow_share(png, box, video, raw):
+    """The share of pixels in `box` (x0, y0, x1, y1, screen pixels) that the overlay turned
+    warmer than the clip's own picture there: red up and blue down against the same pixel of
+    the unrendered frame (the clip holds still), as the glow's gold-orange-red and the gold
+    oval do. `video` is where the picture is on screen (x, y, width, height)."""
     width, height, channels, rows = decode_png(png)
+    raw_width, raw_height, raw_rows = raw
+    scale = video[2] / raw_width
     x0, y0, x1, y1 = (int(round(v)) for v in box)
     warm = total = 0
     for y in range(max(y0, 0), min(y1, height)):
-        row = rows[y]
+        row, source = rows[y], raw_rows[min(int((y - video[1]) / scale), raw_height - 1)]
         for x in range(max(x0, 0), min(x1, width)):
-            r, g, b = row[x * channels], row[x * channels + 1], row[x * channels + 2]
+            sx = min(int((x - video[0]) / scale), raw_width - 1)
+            r, b = row[x * channels], row[x * channels + 2]
             total += 1
-            if r >= 200 and b <= 0.45 * r and r - g >= 35:
+            if (r - source[3 * sx]) - (b - source[3 * sx + 2]) >= 40:
                 warm += 1
     return warm / max(total, 1)
 
@@ -191,14 +218,15 @@ def video_box(page):
 
 
 def face_region(box):
-    """The middle of the picture, where the clip's face is: the overlay's glow belongs there."""
+    """Where the clip's face is in the picture (the rendered clip holds still; the guide oval
+    sits on this box): the overlay's glow belongs there."""
     x, y, w, h = box
-    return (x + 0.3 * w, y + 0.15 * h, x + 0.7 * w, y + 0.75 * h)
+    return (x + 0.35 * w, y + 0.21 * h, x + 0.63 * w, y + 0.69 * h)
 
 
 def main():
-    url, truth_path, screenshot_path = sys.argv[1:4]
-    truth = truth_heart_rate(truth_path)
+    url, clip, screenshot_path = sys.argv[1:4]
+    truth = truth_heart_rate(clip[:-len(".y4m")] + ".json")
     checks = Checks()
     profile = tempfile.mkdtemp(prefix="circadify-chromium-")
     chromium, debugger = start_chromium(profile)
@@ -234,12 +262,13 @@ def main():
             with open(sys.argv[4], "wb") as out:
                 out.write(scanning_png)
         box = video_box(page)
-        face = face_region(box)
-        corners = (box[0], box[1], box[0] + 0.2 * box[2], box[1] + 0.2 * box[3])
-        on_face, background = glow_share(scanning_png, face), glow_share(scanning_png, corners)
-        checks.check(on_face >= 0.04 and on_face >= 4 * background,
+        raw = clip_frame(clip)
+        corner = (box[0], box[1], box[0] + 0.2 * box[2], box[1] + 0.2 * box[3])
+        on_face = glow_share(scanning_png, face_region(box), box, raw)
+        background = glow_share(scanning_png, corner, box, raw)
+        checks.check(on_face >= 0.03 and on_face >= 5 * background,
                      f"mid-scan screenshot: the overlay's glow is drawn on the face ({on_face:.1%} of the face "
-                     f"region is glow-coloured, {background:.1%} of a background corner)")
+                     f"region turned warmer than the clip's own picture, {background:.1%} of a background corner)")
 
         outcome = page.wait_for("['done', 'failed'].includes(document.body.dataset.scan) && document.body.dataset.scan",
                                 240, interval=0.5)
@@ -260,8 +289,8 @@ def main():
 
         time.sleep(1)
         result_png = page.screenshot()
-        after = glow_share(result_png, face_region(video_box(page)))
-        checks.check(after > 0, f"result screenshot: the overlay is still drawn while idle ({after:.1%} glow)")
+        after = glow_share(result_png, face_region(box), box, raw)
+        checks.check(after >= 0.01, f"result screenshot: the overlay stays on the face while idle ({after:.1%} warmer)")
         os.makedirs(os.path.dirname(screenshot_path) or ".", exist_ok=True)
         with open(screenshot_path, "wb") as out:
             out.write(page.screenshot("jpeg", quality=70))

@@ -64,7 +64,7 @@ for _ in $(seq 1 150); do
 done
 check "$([ -n "$url" ] && echo 0 || echo 1)" "circadify preview --input serves the page (${url:-no address printed: $(cat "$log/err")})"
 if [ -n "$url" ]; then
-    /usr/bin/python3 Tests/Browser/preview_browser.py "$url" "${clip%.y4m}.json" "$screenshot" | tee "$log/browser"
+    /usr/bin/python3 Tests/Browser/preview_browser.py "$url" "$clip" "$screenshot" | tee "$log/browser"
     read -r p f < <(sed -nE 's/^browser: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$log/browser")
     passed=$((passed + ${p:-0})) failed=$((failed + ${f:-1}))
 fi
