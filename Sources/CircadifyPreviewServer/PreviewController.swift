@@ -69,6 +69,9 @@ public final class PreviewController {
         tasks.append(Task { [weak self] in await self?.keepLive() })
     }
 
+    /// Whether the camera streams now (false after `stop()`).
+    public var cameraIsRunning: Bool { camera.isRunning }
+
     /// The scan button: starts a measurement, or says why not.
     public func startScan() -> ScanStartReply {
         if scan != nil {
