@@ -73,10 +73,11 @@ struct Preview: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         let (camera, source) = makeCamera()
+        let label = input == nil ? source : "\(source) (looped)"
         let video = VideoFanout(), events = EventFanout()
         let controller = PreviewController(
             sdk: try CircadifySDK(apiKey: Self.apiKey), camera: camera, video: video, events: events,
-            options: MeasurementOptions(duration: duration), source: source, loops: input != nil)
+            options: MeasurementOptions(duration: duration), source: label, loops: input != nil)
         let routes = PreviewRoutes(video: video, events: events) { await controller.startScan() }
 
         let server: PreviewServer
@@ -92,7 +93,8 @@ struct Preview: AsyncParsableCommand {
             let failure = (error as? CircadifyError) ?? .unknown(String(describing: error))
             await controller.stop()
             await server.stop()
-            Terminal.writeError("circadify preview: \(source): \(failure.errorDescription ?? failure.caseName)\n")
+            let advice = failure == .cameraNotAvailable ? " (`circadify devices` lists the cameras)" : ""
+            Terminal.writeError("circadify preview: \(source): \(failure.errorDescription ?? failure.caseName)\(advice)\n")
             throw ExitCode(ScanExitCode.code(for: failure))
         }
 
@@ -102,7 +104,7 @@ struct Preview: AsyncParsableCommand {
             _exit(ScanExitCode.code(for: .cancelled))
         })
         let host = bind.contains(":") ? "[\(bind)]" : bind
-        _ = Terminal.writeOutput("Circadify preview of \(source) on http://\(host):\(server.port)/ (Ctrl-C stops)\n")
+        _ = Terminal.writeOutput("Circadify preview of \(label) on http://\(host):\(server.port)/ (Ctrl-C stops)\n")
 
         var iterator = signals.makeAsyncIterator()
         let signal = await iterator.next() ?? SIGTERM
@@ -116,7 +118,7 @@ struct Preview: AsyncParsableCommand {
     @MainActor
     private func makeCamera() -> (CircadifyCamera, String) {
         if let input {
-            return (CircadifyCamera(replaying: input, fps: Int(fps ?? 30), pace: .realtime), "\(input) (looped)")
+            return (CircadifyCamera(replaying: input, fps: Int(fps ?? 30), pace: .realtime), input)
         }
         if let device { return (CircadifyCamera(devicePath: device), device) }
         return (CircadifyCamera(position: .front), "the first camera")
