@@ -9,7 +9,8 @@ Only the standard library and websocket-client (Debian's python3-websocket).
 
     preview_browser.py URL CLIP_Y4M SCREENSHOT_JPEG [MIDSCAN_PNG]\n\nThe clip's truth is beside it (CLIP.json).
 
-MIDSCAN_PNG, when given, keeps the screenshot the overlay check read.
+Beside SCREENSHOT_JPEG (the result) goes NAME-scanning.jpg (mid-scan). MIDSCAN_PNG, when
+given, keeps the screenshot the overlay check read.
 """
 import base64
 import json
@@ -258,6 +259,7 @@ def main():
                       " document.getElementById('start').textContent.endsWith('measuring')", 30)
         time.sleep(2)
         scanning_png = page.screenshot()
+        scanning_jpeg = page.screenshot("jpeg", quality=70)
         if len(sys.argv) > 4:
             with open(sys.argv[4], "wb") as out:
                 out.write(scanning_png)
@@ -294,7 +296,10 @@ def main():
         os.makedirs(os.path.dirname(screenshot_path) or ".", exist_ok=True)
         with open(screenshot_path, "wb") as out:
             out.write(page.screenshot("jpeg", quality=70))
-        print(f"      screenshot: {screenshot_path}")
+        scanning_path = screenshot_path.replace(".jpg", "-scanning.jpg")
+        with open(scanning_path, "wb") as out:
+            out.write(scanning_jpeg)
+        print(f"      screenshots: {screenshot_path} (result), {scanning_path} (mid-scan)")
     finally:
         chromium.terminate()
         try:
