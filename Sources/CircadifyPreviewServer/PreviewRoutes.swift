@@ -15,7 +15,7 @@ public enum ScanStartReply: Sendable, Equatable {
 ///     GET  /            the page
 ///     GET  /video.mjpg  the live video, multipart/x-mixed-replace JPEG parts
 ///     GET  /events      server-sent events: `state` (live vitals, hints, the scan)
-///     POST /scan        starts a measurement: 202, or 409 while one runs
+///     POST /scan        starts a measurement: 202, or 409 while one runs (403 from another site)
 ///     GET  /stats       viewers, subscribers and encodes as JSON (tests, diagnostics)
 public struct PreviewRoutes: Sendable {
     public let video: VideoFanout
@@ -83,6 +83,9 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             routes.video.add(channel)
         case (.GET, "/events"):
             routes.events.add(channel)
+        case (.POST, "/scan") where !Self.isSameOrigin(head):
+            // Another site open in the same browser must not start scans behind the page's back.
+            Self.respond(channel, .forbidden, json: Self.error("origin", "scans are started from the preview page itself"))
         case (.POST, "/scan"):
             let startScan = routes.startScan
             let reply = channel.eventLoop.makeFutureWithTask { await startScan() }
@@ -103,6 +106,14 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         default:
             Self.respond(channel, .notFound, json: Self.error("not-found", "no such page: \(path)"))
         }
+    }
+
+    /// A request a browser sent from a page of another origin carries that origin; the
+    /// preview page's own requests, and those of programs such as curl, pass.
+    static func isSameOrigin(_ head: HTTPRequestHead) -> Bool {
+        guard let origin = head.headers.first(name: "Origin") else { return true }
+        guard let host = head.headers.first(name: "Host") else { return false }
+        return origin == "http://\(host)"
     }
 
     /// `{"error": CODE, "message": TEXT}`.

@@ -37,6 +37,18 @@ import Testing
         #expect(unavailable.body.contains("The camera is not running"))
     }
 
+    @Test func anotherSiteCannotStartAScan() async throws {
+        let server = try await Self.serve()
+        defer { Task { await server.stop() } }
+        for (origin, status) in [("http://evil.example", 403), ("http://127.0.0.1:\(server.port)", 202)] {
+            let connection = try TestConnection(port: server.port)
+            try connection.send("POST /scan HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nOrigin: \(origin)\r\n"
+                                + "Content-Length: 0\r\n\r\n")
+            let response = connection.response()
+            #expect(response.status == status, "Origin \(origin): \(response.body)")
+        }
+    }
+
     @Test func unknownPathsAndWrongMethodsAreRefused() async throws {
         let server = try await Self.serve()
         defer { Task { await server.stop() } }
