@@ -184,3 +184,28 @@ let package = Package(
     swiftLanguageModes: [.v6],
     cLanguageStandard: .c11
 )
+
+// Web preview (issue 14): `circadify preview`'s local HTTP server (SwiftNIO), a target of its
+// own so the SDK library never depends on the HTTP stack.
+package.dependencies.append(.package(url: "https://github.com/apple/swift-nio", from: "2.81.0"))
+package.targets.append(contentsOf: [
+    .target(
+        name: "CircadifyPreviewServer",
+        dependencies: [
+            "Circadify",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ],
+        path: "Sources/CircadifyPreviewServer"
+    ),
+    .testTarget(
+        name: "CircadifyPreviewServerTests",
+        dependencies: ["CircadifyPreviewServer", "Circadify", "GroundTruthKit"],
+        path: "Tests/CircadifyPreviewServerTests"
+    ),
+])
+for target in package.targets where target.name == "circadify" {
+    target.dependencies.append("CircadifyPreviewServer")
+}

@@ -86,6 +86,7 @@ suite consumer "consumer (a client package builds and runs against a tagged copy
 suite docs "documentation (DocC catalog builds with no warnings)" Tools/build-docs.sh
 suite examples "the seeds' flows (circadify-examples on a replay camera)" Tools/examples/run-examples.sh
 suite monitor "circadify monitor: a real Prometheus scraping it, promtool, JSON Lines, SIGTERM, systemd units" Tests/Monitor/run-monitor-checks.sh
+suite browser "web preview in headless Chromium (circadify preview --input, Start scan, HR vs truth, overlay pixels)" Tests/Browser/run-preview-browser.sh
 suite vivid "kernel-driver suite (vivid in a QEMU guest)" Tests/Integration/run-vivid-suite.sh
 suite sdk "the SDK on vivid (measureVitals, cancel, disconnect in the guest)" Tests/Integration/run-sdk-check.sh
 suite scan "loopback scan (a ground-truth clip through vivid into circadify scan)" Tests/Integration/run-scan-loopback.sh

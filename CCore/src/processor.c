@@ -29,6 +29,9 @@ struct ccore_processor {
     ccore_mailbox *previews;   /* publisher: capture thread; reader: imageOutput / preview */
     _Atomic int preview_on;
     _Atomic int stage_timing;
+    /* The preview's current width << 48 | height << 32 | period: one atomic
+     * word, so the capture thread never sees half of a change. */
+    _Atomic uint64_t preview_shape;
     ccore_jpeg *jpeg;
     _Atomic uint64_t frames, dropped, dropped_by_timestamp, error_frames;
     /* Capture-thread state. */
@@ -40,6 +43,10 @@ struct ccore_processor {
     char message[200];
 };
 
+static uint64_t pack_shape(uint32_t width, uint32_t height, uint32_t every) {
+    return (uint64_t)(width & 0xFFFFu) << 48 | (uint64_t)(height & 0xFFFFu) << 32 | every;
+}
+
 int ccore_processor_create(const ccore_processor_config *config, ccore_processor **out) {
     if (!config || !out || config->width == 0 || config->height == 0) return -EINVAL;
     if (!config->is_mjpeg && config->pixel_format == CCORE_PIXEL_NONE) return -EINVAL;
@@ -50,6 +57,8 @@ int ccore_processor_create(const ccore_processor_config *config, ccore_processor
     if (p->config.thumbnail_every == 0) p->config.thumbnail_every = 1;
     if (p->config.min_roi_pixels == 0) p->config.min_roi_pixels = 16;
     if (p->config.preview_every == 0) p->config.preview_every = 1;
+    atomic_init(&p->preview_shape, pack_shape(p->config.preview_width, p->config.preview_height,
+                                              p->config.preview_every));
     int rc = ccore_mailbox_create(sizeof(ccore_roi_set), &p->rois);
     if (rc == 0 && config->thumbnail_width && config->thumbnail_height)
         rc = ccore_mailbox_create(sizeof(thumbnail_header) + (size_t)config->thumbnail_width * config->thumbnail_height,
@@ -224,11 +233,12 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
     }
     /* Drawn from the frame as decoded for measuring: switching the preview on
      * must not change the decode scale, which would step the colour traces. */
+    uint64_t shape = atomic_load_explicit(&p->preview_shape, memory_order_relaxed);
     if (p->previews && atomic_load_explicit(&p->preview_on, memory_order_relaxed) &&
-        p->produced % p->config.preview_every == 0) {
+        p->produced % (uint32_t)shape == 0) {
         thumbnail_header *hdr = ccore_mailbox_write_slot(p->previews);
-        hdr->width = p->config.preview_width;
-        hdr->height = p->config.preview_height;
+        hdr->width = (uint32_t)(shape >> 48);
+        hdr->height = (uint32_t)(shape >> 32) & 0xFFFFu;
         hdr->sequence = f->sequence;
         if (ccore_image_rgb_preview(image, (uint8_t *)(hdr + 1), hdr->width, hdr->height) == 0)
             ccore_mailbox_publish(p->previews);
@@ -278,6 +288,13 @@ void ccore_processor_set_stage_timing(ccore_processor *p, int on) {
 
 void ccore_processor_set_preview(ccore_processor *p, int on) {
     if (p) atomic_store_explicit(&p->preview_on, on != 0, memory_order_relaxed);
+}
+
+int ccore_processor_set_preview_shape(ccore_processor *p, uint32_t width, uint32_t height, uint32_t every) {
+    if (!p || !p->previews || width == 0 || height == 0 || every == 0) return -EINVAL;
+    if (width > p->config.preview_width || height > p->config.preview_height) return -E2BIG;
+    atomic_store_explicit(&p->preview_shape, pack_shape(width, height, every), memory_order_relaxed);
+    return 0;
 }
 
 int ccore_processor_take_preview(ccore_processor *p, uint8_t *dst, uint32_t dst_size, uint32_t *width,

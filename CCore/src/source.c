@@ -297,6 +297,18 @@ int ccore_source_set_preview(ccore_source *src, int on) {
     return 0;
 }
 
+int ccore_source_set_preview_shape(ccore_source *src, uint32_t max_side, uint32_t every) {
+    if (!src || max_side == 0 || every == 0) return -EINVAL;
+    uint32_t width = 0, height = 0, limit_width = 0, limit_height = 0;
+    ccore_preview_fit(src->format.width, src->format.height, max_side, &width, &height);
+    ccore_preview_fit(src->format.width, src->format.height, src->config.preview_size, &limit_width, &limit_height);
+    if (width > limit_width || height > limit_height) {
+        width = limit_width;
+        height = limit_height;
+    }
+    return ccore_processor_set_preview_shape(src->processor, width, height, every);
+}
+
 int ccore_source_take_preview(ccore_source *src, uint8_t *dst, uint32_t dst_size, uint32_t *width, uint32_t *height,
                               uint64_t *sequence) {
     if (!src) return -EINVAL;

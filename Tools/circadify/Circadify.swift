@@ -12,7 +12,7 @@ struct Circadify: AsyncParsableCommand {
             lists the cameras and whether this user may open them; `faces` finds faces in a photo; `samples` prints what the \
             realtime core measures per frame (mean skin colour of the forehead and cheeks, luma, drops).
             """,
-        subcommands: [Scan.self, Monitor.self, Devices.self, Faces.self, Samples.self])
+        subcommands: [Scan.self, Monitor.self, Preview.self, Devices.self, Faces.self, Samples.self])
 
     /// ArgumentParser's `main`, plus what every command needs first: the standard streams made
     /// safe (`Terminal.closedAtStart`), and a bad `scan --json` command line answered with the

@@ -85,6 +85,13 @@ void ccore_processor_set_stage_timing(ccore_processor *proc, int on);
 /** Any thread: switches the RGB preview on or off (off at create). */
 void ccore_processor_set_preview(ccore_processor *proc, int on);
 
+/** Any thread: from the next frame, previews of `width` x `height` (at most
+ *  the configured size, whose memory the mailbox holds) every `every`-th
+ *  frame. -EINVAL for a zero argument or no preview, -E2BIG beyond the
+ *  configured size. The preview's consumers differ: a small picture now and
+ *  then for imageOutput, a full one every frame for the preview renderer. */
+int ccore_processor_set_preview_shape(ccore_processor *proc, uint32_t width, uint32_t height, uint32_t every);
+
 /** Reader side (one thread): copies the newest RGB24 preview published since
  *  the last call into `dst` (width * height * 3 bytes) and returns 1, or
  *  returns 0 when there is none. */

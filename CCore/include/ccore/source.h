@@ -190,6 +190,12 @@ int ccore_source_set_stage_timing(ccore_source *source, int on);
 /** Switches the RGB preview on or off (needs preview_size at open). */
 int ccore_source_set_preview(ccore_source *source, int on);
 
+/** Any thread: from the next frame, previews fitted to a `max_side` square
+ *  (never larger than the preview_size square given at open) every `every`-th
+ *  frame; the sizes are reported by ccore_source_take_preview. -EINVAL for a
+ *  zero argument or a source opened without a preview. */
+int ccore_source_set_preview_shape(ccore_source *source, uint32_t max_side, uint32_t every);
+
 /** Copies the newest RGB24 preview published since the last call into `dst`
  *  (at least width*height*3 bytes) and returns 1; 0 when there is nothing new. */
 int ccore_source_take_preview(ccore_source *source, uint8_t *dst, uint32_t dst_size, uint32_t *width,

@@ -54,6 +54,8 @@ public final class CircadifyCamera {
     @ObservationIgnored private nonisolated let stageTimingHub = StageTimingHub()
     /// The session stopped last, for its final counters.
     @ObservationIgnored private var lastSession: ScanSession?
+    /// Full-size pictures for `CircadifyCameraPreview`, from whichever session runs.
+    @ObservationIgnored package nonisolated let previewFeed = PreviewFeed()
 
     private enum Source: Equatable {
         case position
@@ -116,7 +118,8 @@ public final class CircadifyCamera {
         guard session == nil else { return }
         guard let input = await resolveInput() else { throw .cameraNotAvailable }
         endedWith = nil
-        let session = ScanSession(input, mirrored: position == .front && !isReplay, stageTimings: stageTimingHub)
+        let session = ScanSession(input, mirrored: position == .front && !isReplay,
+                                  stageTimings: stageTimingHub, feed: previewFeed)
         self.session = session
         listen(to: session)
         if trackingRequested { await session.setTracking(true) }

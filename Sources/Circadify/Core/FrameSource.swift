@@ -187,6 +187,12 @@ package actor FrameSource {
         ccore_source_set_preview(handle.raw, on ? 1 : 0)
     }
 
+    /// From the next frame, previews fitted to a `maxSide` square (at most the
+    /// configured `previewSize`) every `every`-th frame.
+    package func setPreviewShape(maxSide: UInt32, every: UInt32) {
+        ccore_source_set_preview_shape(handle.raw, max(maxSide, 1), max(every, 1))
+    }
+
     /// The newest RGB preview published since the last call, if any.
     package func takePreview() -> RGBFrame? {
         takePicture(bytes: previewCapacity, using: ccore_source_take_preview)

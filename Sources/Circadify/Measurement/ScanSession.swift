@@ -61,6 +61,8 @@ package actor ScanSession {
 
     /// The RGB preview (`imageOutput`) fits this square, every 3rd frame.
     package static let previewSide: UInt32 = 320
+    /// The preview renderer's pictures fit this square (a VGA frame whole), every frame.
+    package static let displaySide: UInt32 = 640
     /// 0.1 s less a 30 fps camera's jitter.
     private static let detectionInterval = 0.09
     /// Seconds of face frames kept before a measurement for the live readout.
@@ -91,6 +93,12 @@ package actor ScanSession {
     private var tracking = false
     private var monitoring = false
     private var imageOutput = false
+    /// The preview renderers' pictures, fed while anyone subscribes.
+    private let feed: PreviewFeed?
+    /// The core's preview as last set: on, and every frame at full size for the feed.
+    private var previewShape: (on: Bool, feeding: Bool) = (false, false)
+    /// The last `imageOutput` picture's frame, so the feed's every-frame previews give it one in three.
+    private var lastImageSequence: UInt64?
     private var measurement: Measurement?
     private var lastFace: CircadifyScanFace?
     private var lastStatus: ValidationStatus?
@@ -138,14 +146,16 @@ package actor ScanSession {
     ///   - quality: the quality monitor's configuration (replays: no camera-tuning status).
     ///   - timestamps: capture times of a replay's frames, seconds (a recording with drops).
     ///   - stageTimings: the observers of its stage timings (a camera's, shared by its sessions).
+    ///   - feed: where the preview renderers' pictures go (the camera's).
     ///   - pipeline: builds the scan pipeline (tests give theirs a detector of their own).
     package init(_ input: SessionInput, mirrored: Bool, limits: Limits = Limits(),
                  quality: QualityMonitor.Configuration? = nil, timestamps: [Double]? = nil,
-                 stageTimings: StageTimingHub = StageTimingHub(),
+                 stageTimings: StageTimingHub = StageTimingHub(), feed: PreviewFeed? = nil,
                  pipeline: @escaping PipelineFactory = { quality throws(CircadifyError) in
                      try ScanPipeline.withFaceDetector(quality: quality)
                  }) {
         self.input = input
+        self.feed = feed
         self.mirrored = mirrored
         self.limits = limits
         self.quality = quality ?? .init(reportsCameraTuning: !input.isFile)
@@ -190,7 +200,7 @@ package actor ScanSession {
             throw .cancelled
         }
         source = opened
-        if imageOutput { await opened.setPreview(true) }
+        await applyPreviewShape()
         await syncStageTiming()
         let format = opened.format
         if format.height > 0 { frameAspect = Double(format.width) / Double(format.height) }
@@ -210,7 +220,7 @@ package actor ScanSession {
         configuration.thumbnailWidth = UInt32(ScanPipeline.thumbnailSide)
         configuration.thumbnailHeight = 0 // fitted to the negotiated format
         configuration.thumbnailEvery = UInt32(ScanPipeline.thumbnailEvery)
-        configuration.previewSize = Self.previewSide
+        configuration.previewSize = feed == nil ? Self.previewSide : Self.displaySide
         configuration.previewEvery = 3
         if case .replay(_, let fps, let pace) = input {
             configuration.fps = fps
@@ -257,7 +267,33 @@ package actor ScanSession {
     /// Turns the RGB pictures (`CameraEvent.image`) on or off.
     package func setImageOutput(_ on: Bool) async {
         imageOutput = on
-        await source?.setPreview(on)
+        await applyPreviewShape()
+    }
+
+    /// Sets the core's preview for who wants it: the feed's subscribers a
+    /// full-size picture every frame, `imageOutput` alone a small one every 3rd.
+    private func applyPreviewShape() async {
+        let feeding = feed?.isWanted ?? false
+        let shape = (on: imageOutput || feeding, feeding: feeding)
+        guard let source, shape != previewShape else { return }
+        previewShape = shape
+        if shape.on {
+            await source.setPreviewShape(maxSide: feeding ? Self.displaySide : Self.previewSide, every: feeding ? 1 : 3)
+        }
+        await source.setPreview(shape.on)
+    }
+
+    /// The newest preview to `imageOutput` (fitted, one frame in three) and the feed.
+    private func deliverPreview(at time: Double) async {
+        await applyPreviewShape()
+        guard previewShape.on, let image = await source?.takePreview() else { return }
+        if previewShape.feeding {
+            feed?.publish(PreviewSourceFrame(image: image, time: time, face: lastFace, mirrored: mirrored))
+        }
+        guard imageOutput else { return }
+        if previewShape.feeding, let last = lastImageSequence, image.sequence > last, image.sequence - last < 3 { return }
+        lastImageSequence = image.sequence
+        eventSink.yield(.image(image.fitted(maxSide: Self.previewSide)))
     }
 
     /// Measures for `duration` seconds once the camera has settled and a face is
@@ -477,7 +513,7 @@ package actor ScanSession {
             publishFaceAndQuality(pipeline)
             if coreTiming { detectorNanoseconds = StageTimingHub.now() - detecting }
         }
-        if imageOutput, let image = await source?.takePreview() { eventSink.yield(.image(image)) }
+        await deliverPreview(at: time)
         if measurement == nil {
             pipeline.forget(before: time - 2 * Self.preRoll)
             if monitoring, let reading = readout.update(frames: pipeline.frames, analyzer: analyzer) {
