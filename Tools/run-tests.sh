@@ -90,6 +90,7 @@ suite sdk "the SDK on vivid (measureVitals, cancel, disconnect in the guest)" Te
 suite scan "loopback scan (a ground-truth clip through vivid into circadify scan)" Tests/Integration/run-scan-loopback.sh
 suite errors "camera error paths (circadify scan --device against vivid in the guest)" \
     Tests/Integration/run-scan-errors.sh
+suite latency "latency profiler (circadify-latency --device on vivid in the guest)" Tests/Integration/run-latency-guest.sh
 
 summary="" total_passed=0 total_failed=0
 for i in "${!names[@]}"; do

@@ -113,6 +113,8 @@ package actor ScanSession {
     private var detectorNanoseconds: Int64?
     private var frameIntervalNanoseconds: Int64 = 0
     private var decodes = false
+    /// What was negotiated with the camera (or read from the file), once open.
+    package private(set) var streamFormat: StreamFormat?
     /// The source's counters as it stopped, for `pipelineCounters()` after the end.
     private var finalCounters: PipelineCounters?
     private let makePipeline: PipelineFactory
@@ -193,6 +195,7 @@ package actor ScanSession {
         if imageOutput { await opened.setPreview(true) }
         await syncStageTiming()
         let format = opened.format
+        streamFormat = format
         if format.height > 0 { frameAspect = Double(format.width) / Double(format.height) }
         if format.framesPerSecond > 0 {
             frameStep = 1 / format.framesPerSecond

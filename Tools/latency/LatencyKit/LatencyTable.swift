@@ -1,0 +1,61 @@
+import Circadify
+
+/// The report as a person reads it: one row per stage, milliseconds.
+public enum LatencyTable {
+    public static func render(_ report: LatencyReport) -> String {
+        var lines = [String]()
+        let s = report.source
+        var format = [s.format, s.width.flatMap { w in s.height.map { "\(w)x\($0)" } }].compactMap { $0 }
+            .joined(separator: " ")
+        if let fps = s.nominalFps { format += " at \(fixed(fps, 2)) fps" }
+        let how = s.kind == "file" ? "replayed in real time" : "camera"
+        lines.append("circadify-latency: \(s.input) (\(format), \(how)), \(fixed(report.durationSeconds, 1)) s")
+        lines.append("")
+        let header = ["stage", "frames", "p50", "p90", "p99", "p99.9", "max"]
+        lines.append(row(header) + "   ms")
+        for stage in PipelineStage.allCases {
+            guard let summary = report[stage] else { continue }
+            let name = stage.rawValue + (stage.includesQueueing ? " *" : "")
+            guard let p = summary.percentiles else {
+                lines.append(row([name, "0", "-", "-", "-", "-", "-"]))
+                continue
+            }
+            lines.append(row([name, "\(summary.count)"] + p.ordered.map { fixed($0 / 1000, 3) }))
+        }
+        let f = report.frames
+        lines.append("")
+        lines.append("* corrected for coordinated omission: \(f.backfilled) lost frame(s) backfilled at the frame interval")
+        lines.append("frames: \(f.received) received, \(f.samples) samples, \(f.timed) timed; dropped "
+            + "\(f.droppedBySequence) by sequence, \(f.droppedByTimestampGap) by timestamp gap; "
+            + "\(f.corrupt) corrupt; \(f.ringOverflows) ring overflows")
+        let fps = report.achievedFps.map { fixed($0, 2) } ?? "-"
+        lines.append("rate: \(fps) fps achieved; CPU \(fixed(report.cpuPercent, 1))% of one core; "
+            + "peak RSS \(fixed(report.peakRssMB, 1)) MB")
+        if let error = report.error { lines.append("ended early: \(error)") }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func row(_ cells: [String]) -> String {
+        let widths = [17, 7, 9, 9, 9, 9, 9]
+        return zip(cells, widths).enumerated().map { i, cell in
+            i == 0 ? cell.0 + String(repeating: " ", count: max(1, cell.1 - cell.0.count)) : pad(cell.0, cell.1)
+        }.joined()
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    /// `value` with `digits` decimals (no Foundation formatting needed).
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite else { return "\(value)" }
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        let whole = Int(scaled / scale), fraction = Int(scaled.truncatingRemainder(dividingBy: scale))
+        let sign = value < 0 && scaled > 0 ? "-" : ""
+        guard digits > 0 else { return sign + String(whole) }
+        let text = String(fraction)
+        return sign + String(whole) + "." + String(repeating: "0", count: digits - text.count) + text
+    }
+}
