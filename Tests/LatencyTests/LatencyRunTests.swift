@@ -46,6 +46,19 @@ import Testing
         #expect(back[.endToEnd] == report[.endToEnd] && back.frames.timed == report.frames.timed)
     }
 
+    /// A second of warm-up: its 30 frames are neither timed nor counted.
+    @MainActor @Test func theWarmUpIsLeftOut() async throws {
+        let file = try Self.clip(frames: 90)
+        defer { file.cleanUp() }
+        let report = try await LatencyRun.run(.file(file.path, fps: 30), seconds: 30, warmup: 1)
+        #expect(report.error == nil && report.warmupSeconds == 1)
+        let timed = report.frames.timed, received = report.frames.received
+        #expect((50...62).contains(timed), "about the last two seconds' 60 frames, got \(timed)")
+        #expect(max(timed, received) - min(timed, received) <= 2, "counted over the same window: \(received)")
+        #expect(report[.endToEnd]?.count == timed)
+        #expect(report.durationSeconds < 2.5, "the window is the clip after the warm-up")
+    }
+
     @MainActor @Test func aCameraThatCannotOpenThrowsItsError() async {
         await #expect(throws: CircadifyError.cameraNotAvailable) {
             try await LatencyRun.run(.device("/dev/video-circadify-none"), seconds: 1)

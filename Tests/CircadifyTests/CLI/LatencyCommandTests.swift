@@ -23,6 +23,7 @@ import Testing
         (["--input", "clip.y4m", "--duration", "nan"], "--duration must be"),
         (["--input", "clip.y4m", "--duration", "soon"], "--duration"),
         (["--input", "clip.y4m", "--fps", "0"], "--fps must be"),
+        (["--input", "clip.y4m", "--warmup", "-1"], "--warmup"),
         (["--input", "clip.y4m", "--bogus"], "--bogus"),
     ])
     func aBadCommandLineIsUsageError(arguments: [String], message: String) async throws {
@@ -70,7 +71,7 @@ import Testing
         let output = try await Self.run(["--input", file.path, "--duration", "20", "--json"])
         #expect(output.status == 0, "\(output.stderr)")
         let report = try CLIProcess.jsonObject(output)
-        #expect(Set(report.keys) == ["source", "duration_s", "frames", "achieved_fps", "cpu_percent", "peak_rss_mb",
+        #expect(Set(report.keys) == ["source", "warmup_s", "duration_s", "frames", "achieved_fps", "cpu_percent", "peak_rss_mb",
                                      "stages"])
         let source = try #require(report["source"] as? [String: Any])
         #expect(source["kind"] as? String == "file" && source["width"] as? Int == 64 && source["nominal_fps"] as? Double == 30)

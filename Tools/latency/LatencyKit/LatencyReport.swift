@@ -42,7 +42,9 @@ public struct LatencyReport: Codable, Sendable {
     }
 
     public var source: Source
-    /// Wall-clock seconds measured (from the camera running to the end).
+    /// Seconds run before measuring; their frames and counts are not in the report.
+    public var warmupSeconds: Double
+    /// Wall-clock seconds measured (from the camera running, or the warm-up's end, to the end).
     public var durationSeconds: Double
     public var frames: Frames
     /// Frames a second by the timed frames' capture times.
@@ -58,7 +60,7 @@ public struct LatencyReport: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case source, frames, stages, error
-        case durationSeconds = "duration_s", achievedFps = "achieved_fps", cpuPercent = "cpu_percent"
+        case warmupSeconds = "warmup_s", durationSeconds = "duration_s", achievedFps = "achieved_fps", cpuPercent = "cpu_percent"
         case peakRssMB = "peak_rss_mb"
     }
 

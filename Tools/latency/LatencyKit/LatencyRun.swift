@@ -13,11 +13,14 @@ public enum LatencyInput: Sendable, Equatable {
 /// records every frame's stage timings into `StageHistograms`.
 @MainActor
 public enum LatencyRun {
-    /// Profiles `input` for `seconds` (a file: at most to its end).
+    /// Profiles `input` for `seconds` (a file: at most to its end), after
+    /// `warmup` seconds whose frames and counts are left out (start-up: the first
+    /// whole-frame face searches, caches, the analysis's first plans).
     /// - Throws: the camera's errors from `start()` (no such device or file,
     ///   permission, busy, a file that is not a video). Capture that fails
     ///   later ends the run early: the report says why in `error`.
-    public static func run(_ input: LatencyInput, seconds: Double) async throws(CircadifyError) -> LatencyReport {
+    public static func run(_ input: LatencyInput, seconds: Double, warmup: Double = 0)
+        async throws(CircadifyError) -> LatencyReport {
         let camera: CircadifyCamera
         switch input {
         case .device(let path): camera = CircadifyCamera(devicePath: path, position: .back)
@@ -41,11 +44,15 @@ public enum LatencyRun {
         let session = camera.session
         await session?.setMonitoring(true)
         let format = await session?.streamFormat
-        let start = ProcessUsage.now(), started = ContinuousClock.now
-        let deadline = started + .milliseconds(Int64(seconds * 1000))
-        while camera.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        var baseline = PipelineCounters()
+        if warmup > 0 {
+            await runs(camera, for: warmup)
+            // Only frames captured from here on count, and only the counts from here on.
+            recorder.startWindow(at: StageTimingHub.now())
+            baseline = await camera.pipelineCounters() ?? baseline
         }
+        let start = ProcessUsage.now(), started = ContinuousClock.now
+        await runs(camera, for: seconds)
         let elapsed = ContinuousClock.now - started
         let end = ProcessUsage.now()
         await camera.release()
@@ -55,7 +62,7 @@ public enum LatencyRun {
 
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let histograms = recorder.snapshot()
-        let counters = await camera.pipelineCounters() ?? PipelineCounters()
+        let counters = (await camera.pipelineCounters() ?? PipelineCounters()).since(baseline)
         var stages = [String: StageSummary]()
         for stage in PipelineStage.allCases { stages[stage.rawValue] = histograms.summary(of: stage) }
         let source: LatencyReport.Source
@@ -71,7 +78,7 @@ public enum LatencyRun {
         described.height = format?.height
         described.nominalFps = (format?.framesPerSecond).flatMap { $0 > 0 ? $0 : nil }
         return LatencyReport(
-            source: described, durationSeconds: wall,
+            source: described, warmupSeconds: warmup, durationSeconds: wall,
             frames: .init(received: counters.framesReceived, samples: counters.samplesDelivered,
                           timed: UInt64(histograms.frames), droppedBySequence: counters.droppedBySequence,
                           droppedByTimestampGap: counters.droppedByTimestampGap, corrupt: counters.corrupt,
@@ -82,6 +89,14 @@ public enum LatencyRun {
             stages: stages, error: ending.failure?.errorDescription)
     }
 
+    /// Returns after `seconds`, or earlier when the camera stops (a file ended, capture failed).
+    private static func runs(_ camera: CircadifyCamera, for seconds: Double) async {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while camera.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// How the camera's session ended (set on the main actor).
     private final class EndWatch {
         var failure: CircadifyError?
@@ -89,12 +104,20 @@ public enum LatencyRun {
 
     /// The histograms, fed from the timing stream's task.
     private final class Recorder: Sendable {
-        private let state = Mutex((histograms: StageHistograms(), recorded: 0))
+        private let state = Mutex((histograms: StageHistograms(), recorded: 0, from: Int64.min))
 
         func record(_ timing: StageTiming) {
             state.withLock {
-                $0.histograms.record(timing)
                 $0.recorded += 1
+                if timing.captureNanoseconds >= $0.from { $0.histograms.record(timing) }
+            }
+        }
+
+        /// Forgets what was recorded; from now on only frames captured at `time` or later count.
+        func startWindow(at time: Int64) {
+            state.withLock {
+                $0.histograms = StageHistograms()
+                $0.from = time
             }
         }
 

@@ -9,7 +9,8 @@ public enum LatencyTable {
             .joined(separator: " ")
         if let fps = s.nominalFps { format += " at \(fixed(fps, 2)) fps" }
         let how = s.kind == "file" ? "replayed in real time" : "camera"
-        lines.append("circadify-latency: \(s.input) (\(format), \(how)), \(fixed(report.durationSeconds, 1)) s")
+        let warmup = report.warmupSeconds > 0 ? " after \(fixed(report.warmupSeconds, 1)) s of warm-up" : ""
+        lines.append("circadify-latency: \(s.input) (\(format), \(how)), \(fixed(report.durationSeconds, 1)) s\(warmup)")
         lines.append("")
         let header = ["stage", "frames", "p50", "p90", "p99", "p99.9", "max"]
         lines.append(row(header) + "   ms")

@@ -29,6 +29,9 @@ struct Latency: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds to measure (a file: at most to its end).", valueName: "s"))
     var duration: Double = 10
 
+    @Option(name: .long, help: ArgumentHelp("Seconds to run before measuring (start-up left out).", valueName: "s"))
+    var warmup: Double = 0
+
     @Option(name: .long, help: "Frame rate of a raw MJPEG file (a Y4M file carries its own).")
     var fps: Int = 30
 
@@ -45,6 +48,9 @@ struct Latency: AsyncParsableCommand {
         guard duration.isFinite, duration > 0, duration <= 86_400 else {
             throw ValidationError("--duration must be a number of seconds above 0 (at most a day), got \(duration)")
         }
+        guard warmup.isFinite, warmup >= 0, warmup <= 3600 else {
+            throw ValidationError("--warmup must be 0 or more seconds (at most an hour), got \(warmup)")
+        }
         guard (1...1000).contains(fps) else { throw ValidationError("--fps must be 1 to 1000, got \(fps)") }
     }
 
@@ -52,7 +58,7 @@ struct Latency: AsyncParsableCommand {
         let target: LatencyInput = device.map { .device($0) } ?? .file(input ?? "", fps: fps)
         let report: LatencyReport
         do {
-            report = try await LatencyRun.run(target, seconds: duration)
+            report = try await LatencyRun.run(target, seconds: duration, warmup: warmup)
         } catch {
             Self.fail(describe(error, target))
         }
