@@ -183,6 +183,9 @@ package actor ScanSession {
         let samples: SampleStream
         do {
             opened = try FrameSource(input.sourceInput, configuration: configuration)
+            // Observed from the first frame on: timing goes on before the capture thread starts.
+            coreTiming = stageTimings.isObserved
+            if coreTiming { await opened.setStageTiming(true) }
             samples = try await opened.samples()
         } catch {
             throw CircadifyError(error, reading: input.sourceInput)
@@ -193,7 +196,6 @@ package actor ScanSession {
         }
         source = opened
         if imageOutput { await opened.setPreview(true) }
-        await syncStageTiming()
         let format = opened.format
         streamFormat = format
         if format.height > 0 { frameAspect = Double(format.width) / Double(format.height) }

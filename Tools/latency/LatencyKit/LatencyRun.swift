@@ -47,9 +47,10 @@ public enum LatencyRun {
         var baseline = PipelineCounters()
         if warmup > 0 {
             await runs(camera, for: warmup)
-            // Only frames captured from here on count, and only the counts from here on.
-            recorder.startWindow(at: StageTimingHub.now())
+            // Only the counts from here on, and only frames captured from here on (the
+            // counts first: reading them waits for a busy scan driver, the clock does not).
             baseline = await camera.pipelineCounters() ?? baseline
+            recorder.startWindow(at: StageTimingHub.now())
         }
         let start = ProcessUsage.now(), started = ContinuousClock.now
         await runs(camera, for: seconds)

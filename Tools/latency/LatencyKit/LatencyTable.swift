@@ -12,17 +12,17 @@ public enum LatencyTable {
         let warmup = report.warmupSeconds > 0 ? " after \(fixed(report.warmupSeconds, 1)) s of warm-up" : ""
         lines.append("circadify-latency: \(s.input) (\(format), \(how)), \(fixed(report.durationSeconds, 1)) s\(warmup)")
         lines.append("")
-        let header = ["stage", "frames", "p50", "p90", "p99", "p99.9", "max"]
-        lines.append(row(header) + "   ms")
+        var rows = [["stage (ms)", "frames", "p50", "p90", "p99", "p99.9", "max"]]
         for stage in PipelineStage.allCases {
             guard let summary = report[stage] else { continue }
             let name = stage.rawValue + (stage.includesQueueing ? " *" : "")
             guard let p = summary.percentiles else {
-                lines.append(row([name, "0", "-", "-", "-", "-", "-"]))
+                rows.append([name, "0", "-", "-", "-", "-", "-"])
                 continue
             }
-            lines.append(row([name, "\(summary.count)"] + p.ordered.map { fixed($0 / 1000, 3) }))
+            rows.append([name, "\(summary.count)"] + p.ordered.map { fixed($0 / 1000, 3) })
         }
+        lines += aligned(rows)
         let f = report.frames
         lines.append("")
         lines.append("* corrected for coordinated omission: \(f.backfilled) lost frame(s) backfilled at the frame interval")
@@ -36,15 +36,15 @@ public enum LatencyTable {
         return lines.joined(separator: "\n")
     }
 
-    private static func row(_ cells: [String]) -> String {
-        let widths = [17, 7, 9, 9, 9, 9, 9]
-        return zip(cells, widths).enumerated().map { i, cell in
-            i == 0 ? cell.0 + String(repeating: " ", count: max(1, cell.1 - cell.0.count)) : pad(cell.0, cell.1)
-        }.joined()
-    }
-
-    private static func pad(_ text: String, _ width: Int) -> String {
-        String(repeating: " ", count: max(0, width - text.count)) + text
+    /// Columns as wide as their widest cell: the first left-aligned, the numbers right-aligned.
+    private static func aligned(_ rows: [[String]]) -> [String] {
+        let widths = (0..<(rows.first?.count ?? 0)).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { cells in
+            cells.enumerated().map { column, cell in
+                let gap = String(repeating: " ", count: widths[column] - cell.count)
+                return column == 0 ? cell + gap : "  " + gap + cell
+            }.joined()
+        }
     }
 
     /// `value` with `digits` decimals (no Foundation formatting needed).
