@@ -187,7 +187,6 @@ let package = Package(
 
 // Web preview (issue 14): `circadify preview`'s local HTTP server (SwiftNIO), a target of its
 // own so the SDK library never depends on the HTTP stack.
-package.dependencies.append(.package(url: "https://github.com/apple/swift-nio", from: "2.81.0"))
 package.targets.append(contentsOf: [
     .target(
         name: "CircadifyPreviewServer",
@@ -209,3 +208,28 @@ package.targets.append(contentsOf: [
 for target in package.targets where target.name == "circadify" {
     target.dependencies.append("CircadifyPreviewServer")
 }
+// The latency profiler (Tools/latency): circadify-latency reports per-stage HdrHistogram
+// percentiles of the real pipeline; LatencyKit holds its recording and reports for the tests.
+package.dependencies += [
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+]
+package.products += [
+    .executable(name: "circadify-latency", targets: ["circadify-latency"]),
+]
+package.targets += [
+    .target(
+        name: "LatencyKit",
+        dependencies: ["Circadify", .product(name: "Histogram", package: "hdrhistogram-swift")],
+        path: "Tools/latency/LatencyKit"
+    ),
+    .executableTarget(
+        name: "circadify-latency",
+        dependencies: ["LatencyKit", "Circadify", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        path: "Tools/latency/cli"
+    ),
+    .testTarget(
+        name: "LatencyTests",
+        dependencies: ["LatencyKit", "Circadify", "CCoreTestSupport"],
+        path: "Tests/LatencyTests"
+    ),
+]
