@@ -85,6 +85,9 @@ suite consumer "consumer (a client package builds and runs against a tagged copy
     Tests/Consumer/run-consumer.sh
 suite docs "documentation (DocC catalog builds with no warnings)" Tools/build-docs.sh
 suite examples "the seeds' flows (circadify-examples on a replay camera)" Tools/examples/run-examples.sh
+suite release "static release binary (Swift runtime and C libraries linked in; ldd, --help, a scan)" Tools/build-release.sh circadify
+suite cpulse "the C example (c-pulse: a replay's pulse through the C API alone, make + cc)" Tools/examples/c-pulse/run-c-pulse.sh
+suite arm64 "the C core on arm64 (cross-built, C tests under qemu-user, and natively)" Tools/arm64/run-arm64-tests.sh
 suite vivid "kernel-driver suite (vivid in a QEMU guest)" Tests/Integration/run-vivid-suite.sh
 suite sdk "the SDK on vivid (measureVitals, cancel, disconnect in the guest)" Tests/Integration/run-sdk-check.sh
 suite scan "loopback scan (a ground-truth clip through vivid into circadify scan)" Tests/Integration/run-scan-loopback.sh

@@ -12,7 +12,7 @@
 # kernel ABI), but qemu translates them onto this x86 host, whose stronger memory order the
 # translated code inherits: the ring stress cannot meet arm64's weaker reorderings here.
 # That is why the instructions are checked too; on a board the same `ctest` binary runs
-# the stress on real hardware. Closes with `arm64: N passed, N failed`.
+# the stress on real hardware. Closes with `arm: N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
@@ -20,7 +20,7 @@ repo=$PWD
 passed=0 failed=0
 ok() { echo "  ok: $1"; passed=$((passed + 1)); }
 bad() { echo "  FAILED: $1"; failed=$((failed + 1)); }
-finish() { echo "arm64: $passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
+finish() { echo "arm: $passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
 seconds() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(seconds)" 'BEGIN { printf "%.1f", b - a }'; }
 
