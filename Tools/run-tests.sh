@@ -87,6 +87,9 @@ suite docs "documentation (DocC catalog builds with no warnings)" Tools/build-do
 suite examples "the seeds' flows (circadify-examples on a replay camera)" Tools/examples/run-examples.sh
 suite monitor "circadify monitor: a real Prometheus scraping it, promtool, JSON Lines, SIGTERM, systemd units" Tests/Monitor/run-monitor-checks.sh
 suite browser "web preview in headless Chromium (circadify preview --input, Start scan, HR vs truth, overlay pixels)" Tests/Browser/run-preview-browser.sh
+suite release "static release binary (Swift runtime and C libraries linked in; ldd, --help, a scan)" Tools/build-release.sh circadify circadify-latency
+suite cpulse "the C example (c-pulse: a replay's pulse through the C API alone, make + cc)" Tools/examples/c-pulse/run-c-pulse.sh
+suite arm64 "the C core on arm64 (cross-built, C tests under qemu-user, and natively)" Tools/arm64/run-arm64-tests.sh
 suite vivid "kernel-driver suite (vivid in a QEMU guest)" Tests/Integration/run-vivid-suite.sh
 suite sdk "the SDK on vivid (measureVitals, cancel, disconnect in the guest)" Tests/Integration/run-sdk-check.sh
 suite scan "loopback scan (a ground-truth clip through vivid into circadify scan)" Tests/Integration/run-scan-loopback.sh
