@@ -32,31 +32,30 @@ import Testing
         }
         #expect(report[.thumbnail]?.count == UInt64(frames / 3))
         #expect(report[.decode]?.count == 0)
-        // Plausible: a 64x48 frame's kernels take microseconds, not milliseconds, and
-        // end to end spans the kernels.
+        // End to end spans every frame's kernels, so its distribution lies above theirs.
         let kernels = try #require(report[.kernels]?.percentiles), e2e = try #require(report[.endToEnd]?.percentiles)
-        #expect(kernels.p50 > 0 && kernels.p50 < 1000 && e2e.p50 >= kernels.p50)
-        #expect(e2e.max < 1_000_000, "under a second end to end")
+        #expect(kernels.p50 > 0 && e2e.p50 >= kernels.p50 && e2e.max >= kernels.max)
+        // Replayed frames are stamped when they are due: the replay's rate, however loaded the machine.
         #expect(abs((report.achievedFps ?? 0) - 30) < 0.5)
-        #expect(report.durationSeconds > 1.5, "60 frames at 30 fps take two seconds")
-        #expect(report.cpuPercent > 0 && report.peakRssMB > 1)
+        #expect(report.durationSeconds > 0 && report.cpuPercent > 0 && report.peakRssMB > 1)
         // The JSON a --json run prints carries the same.
         let data = try JSONEncoder().encode(report)
         let back = try JSONDecoder().decode(LatencyReport.self, from: data)
         #expect(back[.endToEnd] == report[.endToEnd] && back.frames.timed == report.frames.timed)
     }
 
-    /// A second of warm-up: its 30 frames are neither timed nor counted.
+    /// A second of warm-up on the frames' clock: the replay's first 30 or 31 frames (frame
+    /// 30 is due a hair before the second is up) are not timed, the rest all are; the
+    /// counts are read once the warm-up is over, so they cover at most the timed frames.
     @MainActor @Test func theWarmUpIsLeftOut() async throws {
         let file = try Self.clip(frames: 90)
         defer { file.cleanUp() }
         let report = try await LatencyRun.run(.file(file.path, fps: 30), seconds: 30, warmup: 1)
         #expect(report.error == nil && report.warmupSeconds == 1)
         let timed = report.frames.timed, received = report.frames.received
-        #expect((50...62).contains(timed), "about the last two seconds' 60 frames, got \(timed)")
-        #expect(max(timed, received) - min(timed, received) <= 2, "counted over the same window: \(received)")
+        #expect((59...60).contains(timed), "the warm-up's frames are left out: \(timed) timed")
+        #expect(received <= timed, "counted from the warm-up's end on: \(received)")
         #expect(report[.endToEnd]?.count == timed)
-        #expect(report.durationSeconds < 2.5, "the window is the clip after the warm-up")
     }
 
     @MainActor @Test func aCameraThatCannotOpenThrowsItsError() async {
@@ -65,9 +64,11 @@ import Testing
         }
     }
 
-    /// The detector blocks the scan driver for 400 ms on its 4th call: the frames
-    /// that arrive meanwhile queue in the ring. They are 12 of 90, so the stall is
-    /// the p90-p99 tail of ring residence and end to end, though the median stays low.
+    /// The detector blocks the scan driver for 400 ms on its first call: the frames that
+    /// arrive meanwhile queue in the ring, and the stall is in the tail of ring residence
+    /// and end to end. The frame after the stalled one was due at most a frame interval
+    /// after it and handled after the stall: at least the stall less an interval end to
+    /// end, however loaded the machine.
     @Test func aStalledConsumerShowsInTheTail() async throws {
         let file = try Self.clip(frames: 90)
         defer { file.cleanUp() }
@@ -75,25 +76,28 @@ import Testing
         let session = ScanSession(.replay(path: file.path, fps: 30, pace: .realtime), mirrored: false,
                                   pipeline: { quality in
             ScanPipeline(quality: quality) { _, _, _ in
-                if calls.add(1, ordering: .relaxed).newValue == 4 { usleep(400_000) }
+                if calls.add(1, ordering: .relaxed).newValue == 1 { usleep(400_000) }
                 return FaceFinder.Result(found: [], carried: [])
             }
         })
         let stream = session.stageTimings.stream(bufferingNewest: 1024)
         try await session.start()
         var histograms = StageHistograms()
+        var timings = [StageTiming]()
         for await timing in stream {
             histograms.record(timing)
-            if histograms.frames == 90 { break }
+            timings.append(timing)
+            if timings.count == 90 { break }
         }
         await session.stop()
         let stall = 400_000.0 // µs
+        let stalled = try #require(timings.firstIndex { ($0.nanoseconds(.detector) ?? 0) >= 400_000_000 },
+                                   "the stalled call shows in the detector's own time")
+        let next = try #require(timings.indices.contains(stalled + 1) ? timings[stalled + 1] : nil)
+        #expect(try #require(next.nanoseconds(.endToEnd)) >= 400_000_000 - 33_333_333)
         let ring = try #require(histograms.summary(of: .ringResidence).percentiles)
         let e2e = try #require(histograms.summary(of: .endToEnd).percentiles)
-        #expect(ring.p99 >= stall * 0.75 && e2e.p99 >= stall * 0.75, "ring p99 \(ring.p99), e2e p99 \(e2e.p99) µs")
-        #expect(e2e.max >= stall - 34_000, "the frame that came as the stall began waited all of it")
-        #expect(ring.p50 < stall / 4, "most frames did not wait: p50 \(ring.p50) µs")
-        let detector = try #require(histograms.summary(of: .detector).percentiles)
-        #expect(detector.max >= stall, "and the detector's own time shows the culprit")
+        #expect(e2e.p99 >= stall - 33_334, "end to end p99 \(e2e.p99) µs")
+        #expect(ring.p99 >= stall * 0.75, "ring residence p99 \(ring.p99) µs")
     }
 }

@@ -26,7 +26,7 @@ public enum LatencyRun {
         case .device(let path): camera = CircadifyCamera(devicePath: path, position: .back)
         case .file(let path, let fps): camera = CircadifyCamera(replaying: path, fps: fps, pace: .realtime)
         }
-        let recorder = Recorder()
+        let recorder = Recorder(warmup: Int64((warmup * 1e9).rounded()))
         let timings = camera.stageTimings(bufferingNewest: 8192)
         let collector = Task.detached { for await timing in timings { recorder.record(timing) } }
         let ending = EndWatch()
@@ -46,11 +46,14 @@ public enum LatencyRun {
         let format = await session?.streamFormat
         var baseline = PipelineCounters()
         if warmup > 0 {
-            await runs(camera, for: warmup)
-            // Only the counts from here on, and only frames captured from here on (the
-            // counts first: reading them waits for a busy scan driver, the clock does not).
+            // The warm-up is on the frames' clock, from the first frame's capture: a replay
+            // leaves out the same frames however long the start took. The counts are read
+            // once it is over, when the scan driver answers (a busy one answers late: then
+            // fewer frames are counted than timed).
+            while camera.isRunning, recorder.windowStart.map({ StageTimingHub.now() < $0 }) ?? true {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
             baseline = await camera.pipelineCounters() ?? baseline
-            recorder.startWindow(at: StageTimingHub.now())
         }
         let start = ProcessUsage.now(), started = ContinuousClock.now
         await runs(camera, for: seconds)
@@ -105,22 +108,23 @@ public enum LatencyRun {
 
     /// The histograms, fed from the timing stream's task.
     private final class Recorder: Sendable {
-        private let state = Mutex((histograms: StageHistograms(), recorded: 0, from: Int64.min))
+        private let warmup: Int64
+        private let state = Mutex((histograms: StageHistograms(), recorded: 0, from: Int64?.none))
+
+        /// Frames captured in the first `warmup` nanoseconds after the first frame are left out.
+        init(warmup: Int64) { self.warmup = warmup }
 
         func record(_ timing: StageTiming) {
             state.withLock {
                 $0.recorded += 1
-                if timing.captureNanoseconds >= $0.from { $0.histograms.record(timing) }
+                let from = $0.from ?? timing.captureNanoseconds + warmup
+                $0.from = from
+                if timing.captureNanoseconds >= from { $0.histograms.record(timing) }
             }
         }
 
-        /// Forgets what was recorded; from now on only frames captured at `time` or later count.
-        func startWindow(at time: Int64) {
-            state.withLock {
-                $0.histograms = StageHistograms()
-                $0.from = time
-            }
-        }
+        /// The capture time from which frames count; nil until the first frame.
+        var windowStart: Int64? { state.withLock { $0.from } }
 
         func snapshot() -> StageHistograms { state.withLock { $0.histograms } }
 
