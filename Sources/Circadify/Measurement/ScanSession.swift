@@ -361,7 +361,12 @@ package actor ScanSession {
     private func run(_ samples: SampleStream, pipeline: ScanPipeline) async {
         var failure: CircadifyError?
         do {
-            for try await sample in samples { await handle(sample, pipeline: pipeline) }
+            for try await sample in samples {
+                // Once stopped, what is left in the ring is dropped: on a board that fell
+                // behind, processing the backlog would hold the camera for seconds.
+                if stopRequested { break }
+                await handle(sample, pipeline: pipeline)
+            }
         } catch let error as CoreError {
             failure = input.isFile ? .captureFailed("\(path): \(error.message)") : .captureFailed(error.message)
         } catch {
