@@ -132,8 +132,10 @@ public final class MonitorService: Service {
             attempt += 1
             do {
                 try await sdk.startMonitoring(camera: camera)
-            } catch let error as CircadifyError {
+            } catch var error as CircadifyError {
                 try Task.checkCancellation()
+                // Not shut down, yet cancelled: the camera stopped while it was being started.
+                if error == .cancelled { error = sdk.error ?? .captureFailed("\(source) stopped as it started") }
                 guard !configuration.input.isFile, Self.isWorthRetrying(error) else {
                     throw Failure.fatal(error)
                 }
@@ -185,6 +187,7 @@ public final class MonitorService: Service {
         var running = false
         while let state = await states.next(isolation: MainActor.shared) {
             for event in follower.events(for: state) { emit(event) }
+            if output.failedWith != nil { return nil } // nobody reads the results any more
             switch state.processingStatus {
             case .running: running = true
             case .error where running: return state.error
