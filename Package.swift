@@ -201,3 +201,29 @@ package.targets += [
 for target in package.targets where target.name == "circadify" {
     target.dependencies.append("CircadifyMonitor")
 }
+
+// The latency profiler (Tools/latency): circadify-latency reports per-stage HdrHistogram
+// percentiles of the real pipeline; LatencyKit holds its recording and reports for the tests.
+package.dependencies += [
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+]
+package.products += [
+    .executable(name: "circadify-latency", targets: ["circadify-latency"]),
+]
+package.targets += [
+    .target(
+        name: "LatencyKit",
+        dependencies: ["Circadify", .product(name: "Histogram", package: "hdrhistogram-swift")],
+        path: "Tools/latency/LatencyKit"
+    ),
+    .executableTarget(
+        name: "circadify-latency",
+        dependencies: ["LatencyKit", "Circadify", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        path: "Tools/latency/cli"
+    ),
+    .testTarget(
+        name: "LatencyTests",
+        dependencies: ["LatencyKit", "Circadify", "CCoreTestSupport"],
+        path: "Tests/LatencyTests"
+    ),
+]

@@ -92,6 +92,7 @@ suite scan "loopback scan (a ground-truth clip through vivid into circadify scan
 suite errors "camera error paths (circadify scan --device against vivid in the guest)" \
     Tests/Integration/run-scan-errors.sh
 suite replug "circadify monitor through vivid's unplug and replug (in the guest)" Tests/Integration/run-monitor-replug.sh
+suite latency "latency profiler (circadify-latency --device on vivid in the guest)" Tests/Integration/run-latency-guest.sh
 
 summary="" total_passed=0 total_failed=0
 for i in "${!names[@]}"; do

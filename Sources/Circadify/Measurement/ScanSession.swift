@@ -113,6 +113,8 @@ package actor ScanSession {
     private var detectorNanoseconds: Int64?
     private var frameIntervalNanoseconds: Int64 = 0
     private var decodes = false
+    /// What was negotiated with the camera (or read from the file), once open.
+    package private(set) var streamFormat: StreamFormat?
     /// The source's counters as it stopped, for `pipelineCounters()` after the end.
     private var finalCounters: PipelineCounters?
     private let makePipeline: PipelineFactory
@@ -181,6 +183,9 @@ package actor ScanSession {
         let samples: SampleStream
         do {
             opened = try FrameSource(input.sourceInput, configuration: configuration)
+            // Observed from the first frame on: timing goes on before the capture thread starts.
+            coreTiming = stageTimings.isObserved
+            if coreTiming { await opened.setStageTiming(true) }
             samples = try await opened.samples()
         } catch {
             throw CircadifyError(error, reading: input.sourceInput)
@@ -191,8 +196,8 @@ package actor ScanSession {
         }
         source = opened
         if imageOutput { await opened.setPreview(true) }
-        await syncStageTiming()
         let format = opened.format
+        streamFormat = format
         if format.height > 0 { frameAspect = Double(format.width) / Double(format.height) }
         if format.framesPerSecond > 0 {
             frameStep = 1 / format.framesPerSecond

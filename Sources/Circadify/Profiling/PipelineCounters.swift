@@ -25,6 +25,17 @@ public struct PipelineCounters: Sendable, Equatable, Codable {
         self.ringOverflows = ringOverflows
     }
 
+    /// The counts since `earlier` (a snapshot of the same pipeline).
+    public func since(_ earlier: PipelineCounters) -> PipelineCounters {
+        PipelineCounters(framesReceived: framesReceived - min(earlier.framesReceived, framesReceived),
+                         samplesDelivered: samplesDelivered - min(earlier.samplesDelivered, samplesDelivered),
+                         droppedBySequence: droppedBySequence - min(earlier.droppedBySequence, droppedBySequence),
+                         droppedByTimestampGap: droppedByTimestampGap
+                             - min(earlier.droppedByTimestampGap, droppedByTimestampGap),
+                         corrupt: corrupt - min(earlier.corrupt, corrupt),
+                         ringOverflows: ringOverflows - min(earlier.ringOverflows, ringOverflows))
+    }
+
     /// Frames the driver dropped, both ways of counting.
     public var dropped: UInt64 { droppedBySequence + droppedByTimestampGap }
 

@@ -55,7 +55,6 @@ import Testing
             // The stages tile the frame's trip: end to end is at least their sum.
             let parts = PipelineStage.allCases.filter { $0 != .endToEnd }.compactMap { t.nanoseconds($0) }
             #expect(try #require(t.nanoseconds(.endToEnd)) >= parts.reduce(0, +), "frame \(t.sequence)")
-            #expect(try #require(t.nanoseconds(.endToEnd)) < 1_000_000_000, "plausible: under a second")
         }
         #expect(timings.contains { $0[.detector] != nil }, "the detector ran on some thumbnails")
         #expect(timings.allSatisfy { $0.framesLostBefore == 0 && $0.corruptBefore == 0 })
@@ -94,9 +93,10 @@ import Testing
         #expect(t.framesLostBefore == 3, "dropped and refused frames; corrupt ones arrived")
     }
 
-    /// A detector that blocks its actor for 300 ms once: the frames that arrive
-    /// meanwhile wait in the ring, and the stall shows in their ring residence
-    /// and end to end, not only in the detector's own time.
+    /// A detector that blocks its actor for 300 ms on its first call: the frames that
+    /// arrive meanwhile wait in the ring, and the stall shows in their ring residence
+    /// and end to end, not only in the detector's own time. The next frame was due at
+    /// most an interval after the stalled one and is handled after the stall.
     @Test func aStalledConsumerShowsInRingResidenceAndEndToEnd() async throws {
         let file = try Self.clip(frames: 60)
         defer { file.cleanUp() }
@@ -104,7 +104,7 @@ import Testing
         let session = ScanSession(.replay(path: file.path, fps: 30, pace: .realtime), mirrored: false,
                                   pipeline: { quality in
             ScanPipeline(quality: quality) { _, _, _ in
-                if calls.add(1, ordering: .relaxed).newValue == 3 { usleep(300_000) }
+                if calls.add(1, ordering: .relaxed).newValue == 1 { usleep(300_000) }
                 return FaceFinder.Result(found: [], carried: [])
             }
         })
@@ -114,10 +114,11 @@ import Testing
         await session.stop()
         #expect(timings.count == 60)
         let stall: Int64 = 300_000_000
-        #expect(timings.contains { ($0.nanoseconds(.detector) ?? 0) >= stall }, "the stalled call itself")
+        let stalled = try #require(timings.firstIndex { ($0.nanoseconds(.detector) ?? 0) >= stall },
+                                   "the stalled call itself")
+        let next = try #require(timings.indices.contains(stalled + 1) ? timings[stalled + 1] : nil)
+        #expect(try #require(next.nanoseconds(.endToEnd)) >= stall - 33_333_333, "it waited for the stall's end")
         let waited = timings.filter { ($0.nanoseconds(.ringResidence) ?? 0) >= stall / 3 }
         #expect(waited.count >= 4, "frames queued behind the stall: \(waited.map(\.sequence))")
-        let endToEnd = timings.compactMap { $0.nanoseconds(.endToEnd) }.max() ?? 0
-        #expect(endToEnd >= stall - 34_000_000, "a frame that arrived during the stall waited for its end")
     }
 }
