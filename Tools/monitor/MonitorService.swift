@@ -101,6 +101,8 @@ public final class MonitorService: Service {
         } catch {
             failure = error
             reason = "failed"
+            // The stream says why, not only the exit status.
+            if case .fatal(let cause)? = error as? Failure { emit(.error(cause)) }
         }
         // The camera released and its controls restored before the service says it stopped.
         await feed?.stop()
