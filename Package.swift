@@ -23,12 +23,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // `swift package generate-documentation` / `preview-documentation` for the DocC catalog.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
-        // circadify monitor: a service (lifecycle, logging), its Prometheus metrics and their HTTP endpoint.
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         .target(
@@ -48,33 +42,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "circadify",
-            dependencies: ["Circadify", "CircadifyMonitor", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Circadify", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/circadify"
-        ),
-        // circadify monitor: the SDK's headless state as a service (JSON Lines, reconnects, Prometheus).
-        .target(
-            name: "CircadifyMonitor",
-            dependencies: [
-                "Circadify",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            path: "Tools/monitor"
-        ),
-        .testTarget(
-            name: "CircadifyMonitorTests",
-            dependencies: [
-                "CircadifyMonitor", "Circadify", "GroundTruthKit",
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/CircadifyMonitorTests"
         ),
         // The seeds' flows (permission, scan with guidance, retry, cancel, headless) as a program.
         .executableTarget(
@@ -186,7 +155,8 @@ let package = Package(
 )
 
 // Web preview (issue 14): `circadify preview`'s local HTTP server (SwiftNIO), a target of its
-// own so the SDK library never depends on the HTTP stack.
+// own so the SDK library never depends on the HTTP stack (swift-nio: declared with the monitor's
+// packages below).
 package.targets.append(contentsOf: [
     .target(
         name: "CircadifyPreviewServer",
@@ -208,6 +178,47 @@ package.targets.append(contentsOf: [
 for target in package.targets where target.name == "circadify" {
     target.dependencies.append("CircadifyPreviewServer")
 }
+// circadify monitor (issue 13): the SDK's headless state as a service (Tools/monitor): JSON
+// Lines, camera reopened with backoff, swift-service-lifecycle for signals, swift-log, and
+// Prometheus metrics (swift-metrics, swift-prometheus) on a minimal SwiftNIO HTTP endpoint.
+// swift-nio is the web preview's HTTP stack too (above).
+package.dependencies += [
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+]
+package.targets += [
+    .target(
+        name: "CircadifyMonitor",
+        dependencies: [
+            "Circadify",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ],
+        path: "Tools/monitor"
+    ),
+    .testTarget(
+        name: "CircadifyMonitorTests",
+        dependencies: [
+            "CircadifyMonitor", "Circadify", "GroundTruthKit",
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Tests/CircadifyMonitorTests"
+    ),
+]
+for target in package.targets where target.name == "circadify" {
+    target.dependencies.append("CircadifyMonitor")
+}
+
 // The latency profiler (Tools/latency): circadify-latency reports per-stage HdrHistogram
 // percentiles of the real pipeline; LatencyKit holds its recording and reports for the tests.
 package.dependencies += [

@@ -110,6 +110,10 @@ import Testing
         let objects = try lines.objects()
         #expect(objects.last?["state"] as? String == "stopped" && objects.last?["reason"] as? String == "failed")
         #expect(!objects.contains { $0["type"] as? String == "error" && $0["attempt"] != nil }, "no retries")
+        let error = try #require(objects.dropLast().last)
+        #expect(error["type"] as? String == "error" && error["error"] as? String == "captureFailed",
+                "the reason is in the stream too")
+        #expect((error["message"] as? String)?.contains(path) == true)
     }
 
     /// stdout gone (a closed pipe): the results would be lost, so the service stops with the errno.

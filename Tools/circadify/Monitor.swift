@@ -19,8 +19,8 @@ struct Monitor: AsyncParsableCommand {
             opened/lost/reopened, with the error and the delay before the next attempt), "input" \
             (a --loop file restarted), "estimate" (pulse {bpm, confidence}, breathing {perMinute, \
             confidence}, hrvMs; null when not measured with confidence), "validation" (code, hint), \
-            "warning" (kind, category, severity, message), "error" (error, message, retryable, and \
-            for a failed reopen attempt and retryInSeconds). Diagnostics go to stderr.
+            "warning" (kind, category, severity, message), "error" (error, message, retryable; for \
+            a failed attempt to open the camera also attempt and retryInSeconds). Diagnostics go to stderr.
 
             A camera that is lost (unplugged, failed) or not there yet is opened again and again, \
             the delay doubling from 0.5 s to --max-backoff. A file plays at its own frame rate and \

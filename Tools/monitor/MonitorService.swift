@@ -101,6 +101,8 @@ public final class MonitorService: Service {
         } catch {
             failure = error
             reason = "failed"
+            // The stream says why, not only the exit status.
+            if case .fatal(let cause)? = error as? Failure { emit(.error(cause)) }
         }
         // The camera released and its controls restored before the service says it stopped.
         await feed?.stop()
@@ -132,8 +134,10 @@ public final class MonitorService: Service {
             attempt += 1
             do {
                 try await sdk.startMonitoring(camera: camera)
-            } catch let error as CircadifyError {
+            } catch var error as CircadifyError {
                 try Task.checkCancellation()
+                // Not shut down, yet cancelled: the camera stopped while it was being started.
+                if error == .cancelled { error = sdk.error ?? .captureFailed("\(source) stopped as it started") }
                 guard !configuration.input.isFile, Self.isWorthRetrying(error) else {
                     throw Failure.fatal(error)
                 }
@@ -185,6 +189,7 @@ public final class MonitorService: Service {
         var running = false
         while let state = await states.next(isolation: MainActor.shared) {
             for event in follower.events(for: state) { emit(event) }
+            if output.failedWith != nil { return nil } // nobody reads the results any more
             switch state.processingStatus {
             case .running: running = true
             case .error where running: return state.error

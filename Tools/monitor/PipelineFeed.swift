@@ -1,6 +1,6 @@
 import Circadify
 
-/// Feeds a camera's pipeline into the metrics: its frame counters once a
+/// Feeds a camera's pipeline into the metrics: its frame counters once an
 /// `interval` while a session streams (and once more as it ends), and every
 /// frame's stage timings as they come.
 ///
