@@ -48,6 +48,32 @@ import Testing
         #expect(small.pixels == expected, "the picture a 32x24 preview of the frame is")
     }
 
+    /// The capture thread copies the planes, the reader converts: the picture is the
+    /// one drawn straight from the frame, in every format.
+    @Test(arguments: RoiKernelTests.formats)
+    func theReaderDrawsWhatTheFrameShows(format: ccore_pixel_format) throws {
+        var config = ccore_processor_config()
+        config.pixel_format = format
+        config.width = 64
+        config.height = 48
+        config.preview_width = 64
+        config.preview_height = 48
+        config.preview_every = 1
+        var raw: OpaquePointer?
+        #expect(ccore_processor_create(&config, &raw) == 0)
+        let proc = try #require(raw)
+        defer { ccore_processor_destroy(proc) }
+        ccore_processor_set_preview(proc, 1)
+        let frame = TestFrame.random(format: format, width: 64, height: 48, seed: 11)
+        for (w, h) in [(64, 48), (40, 30)] {
+            #expect(ccore_processor_set_preview_shape(proc, UInt32(w), UInt32(h), 1) == 0)
+            let shown = Self.run(proc, frame, from: 0, count: 1)
+            var expected = [UInt8](repeating: 0, count: w * h * 3)
+            _ = frame.withImage { ccore_image_rgb_preview($0, &expected, UInt32(w), UInt32(h)) }
+            #expect(shown.width == UInt32(w) && shown.height == UInt32(h) && shown.pixels == expected, "\(w)x\(h)")
+        }
+    }
+
     @Test func shapesBeyondTheMailboxOrZeroAreRefused() throws {
         let proc = try Self.make()
         defer { ccore_processor_destroy(proc) }

@@ -79,27 +79,56 @@ let jpeg = measure { _ in
 }
 let png = measure { i in sink &+= PNGEncoder.encode(rendered).count + i } // snapshots: fewer calls would do
 
-// The capture thread's side: a YUYV frame to the RGB picture, full size for the
-// preview, 320x240 for imageOutput alone (ccore_image_rgb_preview).
+// The capture thread's side: `ccore_processor_process` on a YUYV frame with the
+// full-size preview off and on (it then copies the frame's planes into the
+// mailbox), and the reader's side: the YUYV -> RGB picture drawn from that copy
+// (`ccore_processor_take_preview`, on the session's task), full size for the
+// preview, 320x240 for imageOutput alone.
 var yuyv = [UInt8](repeating: 0, count: width * height * 2)
 for i in 0..<yuyv.count { yuyv[i] = UInt8.random(in: 16...235, using: &rng) }
 var out = [UInt8](repeating: 0, count: width * height * 3)
-@MainActor func capturePreview(_ w: UInt32, _ h: UInt32) -> Double {
-    yuyv.withUnsafeBufferPointer { src in
-        var image = ccore_image()
-        image.format = CCORE_PIXEL_YUYV
-        image.range = CCORE_RANGE_LIMITED
-        image.width = UInt32(width)
-        image.height = UInt32(height)
-        image.plane0 = src.baseAddress
-        image.stride0 = UInt32(width * 2)
+@MainActor func processorCosts() -> (off: Double, on: Double, take: Double, takeSmall: Double) {
+    var config = ccore_processor_config()
+    config.pixel_format = CCORE_PIXEL_YUYV
+    config.width = UInt32(width)
+    config.height = UInt32(height)
+    config.preview_width = UInt32(width)
+    config.preview_height = UInt32(height)
+    config.preview_every = 1
+    var raw: OpaquePointer?
+    guard ccore_processor_create(&config, &raw) == 0, let proc = raw else { fatalError("no processor") }
+    defer { ccore_processor_destroy(proc) }
+    return yuyv.withUnsafeBufferPointer { src in
+        var frame = ccore_frame()
+        _ = ccore_image_wrap_packed(&frame.image, CCORE_PIXEL_YUYV, CCORE_RANGE_LIMITED, UInt32(width), UInt32(height),
+                                    src.baseAddress)
+        var sample = ccore_frame_sample()
+        var sequence: UInt64 = 0
+        func process() {
+            frame.sequence = sequence
+            sequence += 1
+            _ = ccore_processor_process(proc, &frame, &sample)
+        }
         return out.withUnsafeMutableBufferPointer { dst in
-            measure { _ in _ = ccore_image_rgb_preview(&image, dst.baseAddress, w, h) }
+            let off = measure { _ in process() }
+            ccore_processor_set_preview(proc, 1)
+            let on = measure { _ in process() }
+            var w: UInt32 = 0, h: UInt32 = 0, seq: UInt64 = 0
+            let take = measure { _ in
+                process()
+                _ = ccore_processor_take_preview(proc, dst.baseAddress, UInt32(dst.count), &w, &h, &seq)
+            } - on
+            _ = ccore_processor_set_preview_shape(proc, 320, 240, 1)
+            let small = measure { _ in process() }
+            let takeSmall = measure { _ in
+                process()
+                _ = ccore_processor_take_preview(proc, dst.baseAddress, UInt32(dst.count), &w, &h, &seq)
+            } - small
+            return (off, on, take, takeSmall)
         }
     }
 }
-let captureFull = capturePreview(640, 480)
-let captureSmall = capturePreview(320, 240)
+let processor = processorCosts()
 
 func ms(_ v: Double) -> String { String(format: "%6.3f", v) }
 print("Preview cost per 640x480 frame, CPU ms (median of \(rounds) rounds x \(frames) frames, one thread)")
@@ -108,8 +137,10 @@ print("  render, idle overlay (oval + gold glow)    \(ms(idle))")
 print("  render, scanning overlay (oval + hot glow) \(ms(scanning))")
 print("  JPEG encode, quality 80 (\(jpegBytes) bytes)    \(ms(jpeg))   once per frame for all viewers")
 print("  PNG snapshot (stored deflate)              \(ms(png))")
-print("  capture thread: YUYV -> RGB 640x480        \(ms(captureFull))   while a preview is live")
-print("  capture thread: YUYV -> RGB 320x240        \(ms(captureSmall))   imageOutput alone, every 3rd frame")
+print("  capture thread: per-frame call, no preview \(ms(processor.off))")
+print("  capture thread: + the frame's copy         \(ms(processor.on - processor.off))   while a preview is live")
+print("  reader: YUYV -> RGB 640x480 from the copy  \(ms(processor.take))   the session's task, per preview frame")
+print("  reader: YUYV -> RGB 320x240 from the copy  \(ms(processor.takeSmall))   imageOutput alone, every 3rd frame")
 let perFrame = scanning + jpeg
 print(String(format: "  renderer + one JPEG: %.2f ms a frame, %.0f%% of one core at 30 fps", perFrame, perFrame * 30 / 10))
 if sink == 42 { print("") }
