@@ -85,6 +85,12 @@ let package = Package(
             path: "Tools/bench/ccore-bench",
             cSettings: cCoreSettings
         ),
+        // Preview: the overlay renderer's, the JPEG encode's and the capture thread's cost per frame (Tools/bench).
+        .executableTarget(
+            name: "circadify-preview-bench",
+            dependencies: ["Circadify", "CCore"],
+            path: "Tools/bench/preview-bench"
+        ),
         // Face detector timing and boxes on PGM images, the C side of Tools/bench/faces-vs-opencv.sh.
         .executableTarget(
             name: "ccore-facebench",

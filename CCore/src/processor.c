@@ -22,6 +22,23 @@ typedef struct {
     uint64_t sequence;
 } thumbnail_header;
 
+/* Header of a preview mailbox slot: the size to draw, and a copy of the
+ * frame's planes (after the header, `image` pointing at them). The capture
+ * thread only copies; the RGB conversion runs on the reader's thread. */
+typedef struct {
+    uint32_t width, height;
+    uint64_t sequence;
+    ccore_image image;
+} preview_header;
+
+/* Bytes a preview slot needs for any frame of up to width x height, in any
+ * format, odd sizes' rounded-up chroma included: at most 3 bytes a pixel. */
+static size_t preview_slot_size(uint32_t width, uint32_t height) {
+    return sizeof(preview_header) + ((size_t)width + 2) * ((size_t)height + 2) * 3;
+}
+
+static int copy_planes(const ccore_image *im, uint8_t *dst, size_t room, ccore_image *out);
+
 struct ccore_processor {
     ccore_processor_config config;
     ccore_mailbox *rois;       /* publisher: layers above; reader: capture thread */
@@ -64,8 +81,7 @@ int ccore_processor_create(const ccore_processor_config *config, ccore_processor
         rc = ccore_mailbox_create(sizeof(thumbnail_header) + (size_t)config->thumbnail_width * config->thumbnail_height,
                                   &p->thumbnails);
     if (rc == 0 && config->preview_width && config->preview_height)
-        rc = ccore_mailbox_create(sizeof(thumbnail_header) + (size_t)config->preview_width * config->preview_height * 3,
-                                  &p->previews);
+        rc = ccore_mailbox_create(preview_slot_size(config->width, config->height), &p->previews);
     if (rc == 0 && config->is_mjpeg) rc = ccore_jpeg_create(config->width, config->height, &p->jpeg);
     if (rc < 0) {
         ccore_processor_destroy(p);
@@ -236,12 +252,12 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
     uint64_t shape = atomic_load_explicit(&p->preview_shape, memory_order_relaxed);
     if (p->previews && atomic_load_explicit(&p->preview_on, memory_order_relaxed) &&
         p->produced % (uint32_t)shape == 0) {
-        thumbnail_header *hdr = ccore_mailbox_write_slot(p->previews);
+        preview_header *hdr = ccore_mailbox_write_slot(p->previews);
         hdr->width = (uint32_t)(shape >> 48);
         hdr->height = (uint32_t)(shape >> 32) & 0xFFFFu;
         hdr->sequence = f->sequence;
-        if (ccore_image_rgb_preview(image, (uint8_t *)(hdr + 1), hdr->width, hdr->height) == 0)
-            ccore_mailbox_publish(p->previews);
+        size_t room = ccore_mailbox_slot_size(p->previews) - sizeof *hdr;
+        if (copy_planes(image, (uint8_t *)(hdr + 1), room, &hdr->image) == 0) ccore_mailbox_publish(p->previews);
         pictured = 1;
     }
     if (timed && pictured) s->thumbnail_ns = elapsed_since(mark, &mark);
@@ -259,6 +275,43 @@ void ccore_processor_sample_lost(ccore_processor *p, const ccore_frame_sample *s
     p->pending_dropped += s->dropped_before;
     p->pending_errors += s->errors_before;
     p->pending_overflow += s->overflow_before + 1;
+}
+
+/* Copies `im`'s visible rows of each plane, tightly packed, into `dst` and
+ * describes the copy in `out`. -E2BIG when it does not fit, -EINVAL for an
+ * unknown format. */
+static int copy_planes(const ccore_image *im, uint8_t *dst, size_t room, ccore_image *out) {
+    size_t w = im->width, h = im->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+    size_t row[3] = {w, 0, 0}, rows[3] = {h, 0, 0};
+    switch (im->format) {
+    case CCORE_PIXEL_YUYV: row[0] = cw * 4; break;
+    case CCORE_PIXEL_RGB24: row[0] = w * 3; break;
+    case CCORE_PIXEL_GRAY: break;
+    case CCORE_PIXEL_NV12: row[1] = cw * 2; rows[1] = ch; break;
+    case CCORE_PIXEL_YUV420: row[1] = row[2] = cw; rows[1] = rows[2] = ch; break;
+    case CCORE_PIXEL_YUV422P: row[1] = row[2] = cw; rows[1] = rows[2] = h; break;
+    case CCORE_PIXEL_YUV444P: row[1] = row[2] = w; rows[1] = rows[2] = h; break;
+    default: return -EINVAL;
+    }
+    const uint8_t *src[3] = {im->plane0, im->plane1, im->plane2};
+    const uint32_t stride[3] = {im->stride0, im->stride1, im->stride2};
+    const uint8_t *planes[3] = {NULL, NULL, NULL};
+    size_t used = 0;
+    for (int i = 0; i < 3 && rows[i]; i++) {
+        if (!src[i] || stride[i] < row[i]) return -EINVAL;
+        if (row[i] * rows[i] > room - used) return -E2BIG;
+        planes[i] = dst + used;
+        for (size_t y = 0; y < rows[i]; y++) memcpy(dst + used + y * row[i], src[i] + y * stride[i], row[i]);
+        used += row[i] * rows[i];
+    }
+    *out = *im;
+    out->plane0 = planes[0];
+    out->plane1 = planes[1];
+    out->plane2 = planes[2];
+    out->stride0 = (uint32_t)row[0];
+    out->stride1 = (uint32_t)row[1];
+    out->stride2 = (uint32_t)row[2];
+    return 0;
 }
 
 /* Copies the newest picture published in `box` since the last call (a
@@ -300,7 +353,15 @@ int ccore_processor_set_preview_shape(ccore_processor *p, uint32_t width, uint32
 int ccore_processor_take_preview(ccore_processor *p, uint8_t *dst, uint32_t dst_size, uint32_t *width,
                                  uint32_t *height, uint64_t *sequence) {
     if (!p || !dst) return -EINVAL;
-    return take_picture(p->previews, 3, dst, dst_size, width, height, sequence);
+    if (!p->previews || !ccore_mailbox_refresh(p->previews)) return 0;
+    const preview_header *hdr = ccore_mailbox_read_slot(p->previews);
+    if (dst_size < (size_t)hdr->width * hdr->height * 3) return -E2BIG;
+    int rc = ccore_image_rgb_preview(&hdr->image, dst, hdr->width, hdr->height);
+    if (rc < 0) return rc;
+    if (width) *width = hdr->width;
+    if (height) *height = hdr->height;
+    if (sequence) *sequence = hdr->sequence;
+    return 1;
 }
 
 void ccore_processor_get_counters(const ccore_processor *cp, ccore_processor_counters *out) {

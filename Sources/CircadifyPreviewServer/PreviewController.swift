@@ -25,8 +25,9 @@ public final class PreviewController {
     private var tasks: [Task<Void, Never>] = []
     private var stopped = false
 
-    /// How often the events carry a new state at most, and how often the camera is checked.
+    /// How often the events carry a new state at most.
     private static let eventInterval = Duration.milliseconds(100)
+    /// How long a camera that failed to open rests before the next try.
     private static let retryInterval = Duration.seconds(2)
 
     public init(sdk: CircadifySDK, camera: CircadifyCamera, video: VideoFanout, events: EventFanout,
@@ -57,7 +58,7 @@ public final class PreviewController {
             // the number of viewers, and not at all while nobody watches.
             let encoder = JPEGEncoder()
             for await frame in frames {
-                video.publish { try? encoder.encode(frame, quality: JPEGEncoding.quality) }
+                video.publish { try? encoder.encode(frame, quality: VideoFanout.jpegQuality) }
             }
         })
         tasks.append(Task { [weak self] in

@@ -12,6 +12,8 @@ import NIOHTTP1
 public final class VideoFanout: Sendable {
     /// The multipart boundary between JPEG parts.
     static let boundary = "circadifyframe"
+    /// The frames' JPEG quality: small enough for several viewers on a board's Wi-Fi.
+    public static let jpegQuality = 80
 
     private struct Viewer {
         let channel: Channel

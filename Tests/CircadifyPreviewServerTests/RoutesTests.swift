@@ -11,7 +11,7 @@ import Testing
     @Test func thePageIsServedWholeWithNothingFromElsewhere() async throws {
         let server = try await Self.serve()
         defer { Task { await server.stop() } }
-        let page = try TestConnection.exchange(port: server.port, "GET", "/")
+        let page = try await TestConnection.exchange(port: server.port, "GET", "/")
         #expect(page.status == 200)
         #expect(page.headers.contains("Content-Type: text/html; charset=utf-8"))
         for element in ["id=\"video\" src=\"/video.mjpg\"", "id=\"start\"", "id=\"heart-rate\"", "id=\"breathing\"",
@@ -24,15 +24,15 @@ import Testing
     @Test func startAnswers202Then409WithTheMessage() async throws {
         let server = try await Self.serve { .busy("A scan is already running") }
         defer { Task { await server.stop() } }
-        let busy = try TestConnection.exchange(port: server.port, "POST", "/scan")
+        let busy = try await TestConnection.exchange(port: server.port, "POST", "/scan")
         #expect(busy.status == 409)
         #expect(busy.body == #"{"error":"busy","message":"A scan is already running"}"#)
         let started = try await Self.serve { .started }
         defer { Task { await started.stop() } }
-        #expect(try TestConnection.exchange(port: started.port, "POST", "/scan").status == 202)
+        #expect(try await TestConnection.exchange(port: started.port, "POST", "/scan").status == 202)
         let closed = try await Self.serve { .unavailable("The camera is not running") }
         defer { Task { await closed.stop() } }
-        let unavailable = try TestConnection.exchange(port: closed.port, "POST", "/scan")
+        let unavailable = try await TestConnection.exchange(port: closed.port, "POST", "/scan")
         #expect(unavailable.status == 503)
         #expect(unavailable.body.contains("The camera is not running"))
     }
@@ -44,7 +44,7 @@ import Testing
             let connection = try TestConnection(port: server.port)
             try connection.send("POST /scan HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nOrigin: \(origin)\r\n"
                                 + "Content-Length: 0\r\n\r\n")
-            let response = connection.response()
+            let response = await connection.response()
             #expect(response.status == status, "Origin \(origin): \(response.body)")
         }
     }
@@ -52,12 +52,12 @@ import Testing
     @Test func unknownPathsAndWrongMethodsAreRefused() async throws {
         let server = try await Self.serve()
         defer { Task { await server.stop() } }
-        let missing = try TestConnection.exchange(port: server.port, "GET", "/nope")
+        let missing = try await TestConnection.exchange(port: server.port, "GET", "/nope")
         #expect(missing.status == 404)
         #expect(missing.body.contains("no such page: /nope"))
-        #expect(try TestConnection.exchange(port: server.port, "GET", "/scan").status == 405)
-        #expect(try TestConnection.exchange(port: server.port, "DELETE", "/").status == 405)
-        let stats = try TestConnection.exchange(port: server.port, "GET", "/stats")
+        #expect(try await TestConnection.exchange(port: server.port, "GET", "/scan").status == 405)
+        #expect(try await TestConnection.exchange(port: server.port, "DELETE", "/").status == 405)
+        let stats = try await TestConnection.exchange(port: server.port, "GET", "/stats")
         #expect(stats.status == 200)
         #expect(stats.body == #"{"videoViewers":0,"eventSubscribers":0,"encodes":0,"skippedFrames":0}"#)
     }
@@ -68,6 +68,6 @@ import Testing
         let connection = try TestConnection(port: server.port)
         let body = String(repeating: "x", count: 5000)
         try connection.send("POST /scan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-        #expect(connection.response().status == 413)
+        #expect(await connection.response().status == 413)
     }
 }

@@ -15,7 +15,7 @@ import Testing
             let connection = try TestConnection(port: server.port)
             try connection.request("GET", path)
             if round % 3 != 2 { // two in three wait for the stream to begin, the rest leave at once
-                #expect(connection.read { _ in connection.hasHead }, "\(path) answers")
+                #expect(await connection.read { _ in connection.hasHead }, "\(path) answers")
                 peakVideo = max(peakVideo, video.viewerCount)
                 peakEvents = max(peakEvents, events.subscriberCount)
                 if round % 5 == 0 {
@@ -38,9 +38,9 @@ import Testing
         events.publish(event: "state", data: "{\"n\":1}")
         let connection = try TestConnection(port: server.port)
         try connection.request("GET", "/events")
-        #expect(connection.read { _ in connection.count("data: {\"n\":1}\n\n") == 1 })
+        #expect(await connection.read { _ in connection.count("data: {\"n\":1}\n\n") == 1 })
         #expect(connection.count("Content-Type: text/event-stream") == 1)
         events.publish(event: "state", data: "{\"n\":2}")
-        #expect(connection.read { _ in connection.count("event: state\ndata: {\"n\":2}\n\n") == 1 })
+        #expect(await connection.read { _ in connection.count("event: state\ndata: {\"n\":2}\n\n") == 1 })
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
 import Glibc
 
-/// A plain blocking TCP connection to the server under test, speaking HTTP/1.1 by hand, so
-/// the tests see exactly what a browser gets (including a stream that never ends) and can
-/// drop the connection at any moment. Reads give up after `timeout`.
+/// A plain TCP connection to the server under test, speaking HTTP/1.1 by hand, so the tests
+/// see exactly what a browser gets (including a stream that never ends) and can drop the
+/// connection at any moment. Reads give up after `timeout`. They block, so they run on a
+/// thread of their own (`offPool`): the concurrency pool has one thread per core, and the
+/// server's scan requests and the preview's frames need them meanwhile.
 final class TestConnection: @unchecked Sendable { // one task uses a connection at a time
     struct Failure: Error, CustomStringConvertible { var description: String }
 
@@ -43,7 +45,11 @@ final class TestConnection: @unchecked Sendable { // one task uses a connection 
 
     /// Reads until `done(received)` holds, the peer closes, or `timeout` passes; returns whether `done` held.
     @discardableResult
-    func read(timeout: Duration = .seconds(5), until done: ([UInt8]) -> Bool) -> Bool {
+    func read(timeout: Duration = .seconds(5), until done: @escaping @Sendable ([UInt8]) -> Bool) async -> Bool {
+        await offPool { self.readBlocking(timeout: timeout, until: done) }
+    }
+
+    private func readBlocking(timeout: Duration, until done: ([UInt8]) -> Bool) -> Bool {
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 65536)
         while !done(received) {
@@ -60,8 +66,8 @@ final class TestConnection: @unchecked Sendable { // one task uses a connection 
     }
 
     /// Reads a whole response (the server closes after it).
-    func response(timeout: Duration = .seconds(10)) -> (status: Int, headers: String, body: String) {
-        read(timeout: timeout) { _ in false }
+    func response(timeout: Duration = .seconds(10)) async -> (status: Int, headers: String, body: String) {
+        await read(timeout: timeout) { _ in false }
         let text = String(decoding: received, as: UTF8.self)
         let parts = text.components(separatedBy: "\r\n\r\n")
         let head = parts.first ?? ""
@@ -89,10 +95,18 @@ final class TestConnection: @unchecked Sendable { // one task uses a connection 
     }
 
     /// One request and its whole response.
-    static func exchange(port: Int, _ method: String, _ path: String) throws -> (status: Int, headers: String, body: String) {
+    static func exchange(port: Int, _ method: String, _ path: String) async throws
+        -> (status: Int, headers: String, body: String) {
         let connection = try TestConnection(port: port)
         try connection.request(method, path)
-        return connection.response()
+        return await connection.response()
+    }
+}
+
+/// Runs blocking work on a thread of its own, off the concurrency pool.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
     }
 }
 

@@ -37,7 +37,7 @@ import Testing
         let delivered = 3 * frames - video.skippedCount
         var received = 0
         for viewer in viewers {
-            viewer.read(timeout: .seconds(5)) { _ in viewer.count("--\(VideoFanout.boundary)\r\n") >= frames - video.skippedCount }
+            await viewer.read(timeout: .seconds(5)) { _ in viewer.count("--\(VideoFanout.boundary)\r\n") >= frames - video.skippedCount }
             let parts = viewer.count("--\(VideoFanout.boundary)\r\n")
             received += parts
             #expect(parts >= 1, "every viewer sees frames")
@@ -77,7 +77,7 @@ import Testing
         let big = Data(repeating: 0x55, count: 256 * 1024)
         for _ in 0..<40 {
             video.publish { big }
-            reader.read(timeout: .milliseconds(50)) { _ in false }
+            await reader.read(timeout: .milliseconds(50)) { _ in false }
         }
         #expect(video.encodeCount == 40)
         #expect(video.skippedCount > 0, "the stalled viewer skipped frames")

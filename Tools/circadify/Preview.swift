@@ -79,6 +79,14 @@ struct Preview: AsyncParsableCommand {
             sdk: try CircadifySDK(apiKey: Self.apiKey), camera: camera, video: video, events: events,
             options: MeasurementOptions(duration: duration), source: label, loops: input != nil)
         let routes = PreviewRoutes(video: video, events: events) { await controller.startScan() }
+        // Trapped before the page is reachable: a signal from then on stops everything cleanly,
+        // even one that comes while the camera is still opening (it is acted on right after).
+        let (signals, received) = AsyncStream<Int32>.makeStream()
+        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP], first: { received.yield($0) }, again: { _ in
+            Terminal.writeError("circadify preview: signal received again; exited without waiting\n")
+            _exit(ScanExitCode.code(for: .cancelled))
+        })
+        defer { trap.release() }
 
         let server: PreviewServer
         do {
@@ -98,11 +106,6 @@ struct Preview: AsyncParsableCommand {
             throw ExitCode(ScanExitCode.code(for: failure))
         }
 
-        let (signals, received) = AsyncStream<Int32>.makeStream()
-        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP], first: { received.yield($0) }, again: { _ in
-            Terminal.writeError("circadify preview: signal received again; exited without waiting\n")
-            _exit(ScanExitCode.code(for: .cancelled))
-        })
         let host = bind.contains(":") ? "[\(bind)]" : bind
         _ = Terminal.writeOutput("Circadify preview of \(label) on http://\(host):\(server.port)/ (Ctrl-C stops)\n")
 
@@ -111,7 +114,6 @@ struct Preview: AsyncParsableCommand {
         Terminal.writeError("circadify preview: \(SignalTrap.name(signal)); stopping\n")
         await controller.stop()
         await server.stop()
-        trap.release()
         Terminal.writeError("circadify preview: stopped, camera released\n")
     }
 

@@ -92,9 +92,11 @@ void ccore_processor_set_preview(ccore_processor *proc, int on);
  *  then for imageOutput, a full one every frame for the preview renderer. */
 int ccore_processor_set_preview_shape(ccore_processor *proc, uint32_t width, uint32_t height, uint32_t every);
 
-/** Reader side (one thread): copies the newest RGB24 preview published since
+/** Reader side (one thread): draws the newest RGB24 preview published since
  *  the last call into `dst` (width * height * 3 bytes) and returns 1, or
- *  returns 0 when there is none. */
+ *  returns 0 when there is none. The capture thread only copies the frame's
+ *  planes into the mailbox; the conversion (ccore_image_rgb_preview) runs
+ *  here, on the reader's thread. */
 int ccore_processor_take_preview(ccore_processor *proc, uint8_t *dst, uint32_t dst_size, uint32_t *width,
                                  uint32_t *height, uint64_t *sequence);
 

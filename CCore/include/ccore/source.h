@@ -196,8 +196,9 @@ int ccore_source_set_preview(ccore_source *source, int on);
  *  zero argument or a source opened without a preview. */
 int ccore_source_set_preview_shape(ccore_source *source, uint32_t max_side, uint32_t every);
 
-/** Copies the newest RGB24 preview published since the last call into `dst`
- *  (at least width*height*3 bytes) and returns 1; 0 when there is nothing new. */
+/** Draws the newest RGB24 preview published since the last call into `dst`
+ *  (at least width*height*3 bytes) and returns 1; 0 when there is nothing new.
+ *  The conversion runs on the calling thread, not the capture thread. */
 int ccore_source_take_preview(ccore_source *source, uint8_t *dst, uint32_t dst_size, uint32_t *width,
                               uint32_t *height, uint64_t *sequence);
 

@@ -99,6 +99,13 @@ package struct RGBFrame: Sendable, Equatable {
     package var width: Int, height: Int, sequence: UInt64
     /// RGB24, rows top to bottom, 3 * width bytes each.
     package var pixels: [UInt8]
+
+    package init(width: Int, height: Int, sequence: UInt64, pixels: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.sequence = sequence
+        self.pixels = pixels
+    }
 }
 
 /// A camera or a video file running through the C core. The capture thread

@@ -74,6 +74,8 @@ import Testing
     private static func answers(port: Int) -> Bool {
         guard let listener = try? Listener.connect(port: port) else { return false }
         defer { close(listener) }
+        var wait = timeval(tv_sec: 2, tv_usec: 0) // never hold a pool thread long on a server that hangs
+        setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         let request = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(listener, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         var buffer = [UInt8](repeating: 0, count: 64)
