@@ -328,7 +328,11 @@ package actor ScanSession {
     package func measure(duration: Double?, progress: @escaping @Sendable (ScanProgress) -> Void = { _ in })
         async throws(CircadifyError) -> [SignalFrame] {
         // Capture that ended before the measurement was asked for says why.
-        if hasEnded { throw endedWith ?? .captureFailed("\(path) has ended; start the camera again") }
+        if hasEnded {
+            if let endedWith { throw endedWith }
+            if input.isFile { throw replayEndedFirst(duration: duration) }
+            throw .captureFailed("\(path) has ended; start the camera again")
+        }
         guard source != nil, let pipeline else {
             throw .captureFailed("the camera is not running; start it first")
         }
@@ -399,6 +403,15 @@ package actor ScanSession {
         switch input {
         case .device(let path), .replay(let path, _, _): path
         }
+    }
+
+    /// The error for a replay that reached its end before the measurement was asked
+    /// for: a file of a few frames is read before the caller gets there.
+    private func replayEndedFirst(duration: Double?) -> CircadifyError {
+        let held = ((lastTime + frameStep) * 1000).rounded() / 1000
+        let wanted = duration.map { "the \(Self.seconds($0)) s measurement" } ?? "the measurement"
+        return .captureFailed("\(path) holds only \(Self.seconds(held, tenths: true)) s of video and ended "
+            + "before \(wanted) began; start the camera again to replay it")
     }
 
     /// The error for a replay that ended before the measurement did.
