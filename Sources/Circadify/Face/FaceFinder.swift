@@ -48,7 +48,7 @@ package final class FaceFinder {
         /// instructions at 320x240). The boxes of a moving head stay exactly the
         /// whole-frame search's (FaceFinderTests); on a JPEG-compressed clip a rare
         /// hit at 0.5-0.6 of the face's size no longer joins its cluster, moving a
-        /// box by a pixel now and then (accuracy: README, "Benchmark: the whole pipeline").
+        /// box slightly now and then (accuracy: README, "Benchmark: the whole pipeline").
         package var sizeRange: ClosedRange<Float> = 0.6...2.0
         package init() {}
     }
