@@ -41,15 +41,12 @@ package final class FaceFinder {
         /// The window reaches this many face widths / heights beyond the tracked box on each side.
         package var margin: Float = 0.5
         /// Face sizes searched in the window, relative to the tracked box: wide
-        /// enough for nearly every raw hit that clusters with the face's, so its box
-        /// comes out as a whole-frame search draws it. The smallest sizes are the
-        /// costliest (the largest pyramid levels): starting at 0.6 rather than 0.5
-        /// takes a third off a windowed search (callgrind: 12.8 to 8.3 M
-        /// instructions at 320x240). The boxes of a moving head stay exactly the
-        /// whole-frame search's (FaceFinderTests); on a JPEG-compressed clip a rare
-        /// hit at 0.5-0.6 of the face's size no longer joins its cluster, moving a
-        /// box slightly now and then (accuracy: README, "Benchmark: the whole pipeline").
-        package var sizeRange: ClosedRange<Float> = 0.6...2.0
+        /// enough for every raw hit that clusters with the face's, so its box comes
+        /// out as a whole-frame search draws it. (Starting at 0.6 would take a third
+        /// off a windowed search, but a rare hit at 0.5-0.6 of the face's size does
+        /// join its cluster: on JPEG-compressed and moving clips boxes moved, and the
+        /// accuracy benchmark's confidence dropped on some.)
+        package var sizeRange: ClosedRange<Float> = 0.5...2.0
         package init() {}
     }
 
