@@ -5,8 +5,10 @@
 # The suites: unit tests, the same tests under AddressSanitizer (the C code also under
 # UBSan), each fuzz target for a minute, the C core's exported symbols, a client package
 # that depends on this one by version (Tests/Consumer), the DocC build, the seeds' flows on
-# a replay camera, then, inside a QEMU guest with the vivid V4L2 driver, the core's
-# kernel-driver suite, the SDK's measurement, a loopback scan and the camera's error paths.
+# a replay camera, the monitor under a real Prometheus, the web preview in Chromium, the
+# static release, the C example, the C core on arm64 under qemu-user, then, inside a QEMU
+# guest with the vivid V4L2 driver, the core's kernel-driver suite, the SDK's measurement,
+# a loopback scan, the camera's error paths, the monitor's unplug/replug and the profiler.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
