@@ -60,6 +60,12 @@ public final class CircadifyCameraPreview {
 
     deinit {
         engine.stop()
+        // A preview dropped while live (no `stop()`, as a view that simply goes away)
+        // still turns off the tracking its guide turned on.
+        let trackingOurs = isLive ? showGuide : false
+        if trackingOurs {
+            Task { @MainActor [camera] in camera.stopFaceTracking() }
+        }
     }
 
     /// The preview appears: rendering begins (as soon as the camera runs) and,

@@ -56,6 +56,21 @@ import Testing
     /// The same camera picture rendered by two previews, one with a green glow and
     /// one without: they differ on the forehead and cheeks of the tracked face and
     /// nowhere far from it.
+    @Test func aPreviewDroppedWhileLiveStopsTheTrackingItStarted() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 12)
+        defer { clip.cleanUp() }
+        let camera = CircadifyCamera(replaying: clip.path)
+        try await camera.start()
+        var preview: CircadifyCameraPreview? = CircadifyCameraPreview(camera: camera)
+        preview?.start()
+        _ = try await waitFor { camera.scanFace }
+        preview = nil // gone without stop()
+        _ = try await waitFor { camera.scanFace == nil ? true : nil }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(camera.scanFace == nil, "tracking stays off after the preview was dropped")
+        await camera.release()
+    }
+
     @Test func theLiveGlowLandsOnTheTrackedFace() async throws {
         let clip = try await ReplayClip.render("still", seconds: 8)
         defer { clip.cleanUp() }
