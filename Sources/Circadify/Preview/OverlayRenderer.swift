@@ -117,7 +117,8 @@ package struct OverlayRenderer: Sendable {
     /// An anti-aliased outline about two pixels wide (thicker on large pictures),
     /// visited only along the rim: two short spans per row.
     private func drawOval(_ e: Ellipse, into out: UnsafeMutableBufferPointer<UInt8>, width w: Int, height h: Int) {
-        guard e.a >= 1, e.b >= 1, oval.a > 0 else { return }
+        guard e.a >= 1, e.b >= 1, oval.a > 0, Self.drawable(e.cx), Self.drawable(e.cy),
+              Self.drawable(e.a), Self.drawable(e.b) else { return }
         let half = max(1.0, Double(min(w, h)) / 480) // half the line's width, pixels
         let reach = half + 1
         let y0 = max(0, Int((e.cy - e.b - reach).rounded(.down))), y1 = min(h - 1, Int((e.cy + e.b + reach).rounded(.up)))
@@ -147,6 +148,10 @@ package struct OverlayRenderer: Sendable {
     }
 
     /// Half the width of an ellipse at height `dy` from its centre (0 outside it).
+    /// Geometry within a million pixels, so the pixel conversions cannot trap
+    /// (`CircadifyScanFace` has a public init: any numbers may come in).
+    private static func drawable(_ v: Double) -> Bool { v.isFinite && abs(v) < 1e6 }
+
     private static func halfWidth(a: Double, b: Double, dy: Double) -> Double {
         guard a > 0, b > 0, abs(dy) < b else { return 0 }
         return a * (1 - (dy / b) * (dy / b)).squareRoot()
@@ -157,10 +162,15 @@ package struct OverlayRenderer: Sendable {
     /// Each pixel takes the brightest blob's glow there (blobs that overlap do
     /// not add up past the peak): intensity x (1 - q)², q the squared elliptic radius.
     private func drawGlow(_ blobs: [Blob], into out: UnsafeMutableBufferPointer<UInt8>, width w: Int, height h: Int) {
-        let lit = blobs.filter { $0.intensity > 0 }
-        guard !lit.isEmpty else { return }
-        let y0 = max(0, Int(lit.map { $0.centerY - $0.radiusY }.min()!.rounded(.down)))
-        let y1 = min(h - 1, Int(lit.map { $0.centerY + $0.radiusY }.max()!.rounded(.up)))
+        let lit = blobs.filter {
+            $0.intensity > 0 && Self.drawable($0.centerX) && Self.drawable($0.centerY)
+                && Self.drawable($0.radiusX) && Self.drawable($0.radiusY)
+        }
+        guard let top = lit.map({ $0.centerY - $0.radiusY }).min(),
+              let bottom = lit.map({ $0.centerY + $0.radiusY }).max() else { return }
+        // Clamped before the conversion: a face far outside the picture must not trap.
+        let y0 = Int(min(max(top.rounded(.down), 0), Double(h)))
+        let y1 = Int(min(max(bottom.rounded(.up), -1), Double(h - 1)))
         guard y0 <= y1 else { return }
         ramp.withUnsafeBufferPointer { ramp in
             for y in y0...y1 {

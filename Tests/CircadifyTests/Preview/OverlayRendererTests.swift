@@ -14,6 +14,21 @@ import Testing
                                            time: time)
     }
 
+    /// A face given with numbers no tracker makes (NaN, huge, far outside) draws
+    /// nothing of itself and does not trap.
+    @Test(arguments: [Double.nan, .infinity, 1e12, -1e12])
+    func impossibleFaceGeometryDrawsNothingAndDoesNotTrap(value: Double) {
+        let p = CGPoint(x: value, y: value)
+        let odd = CircadifyScanFace(forehead: p, leftCheek: p, rightCheek: p, ovalCenter: p,
+                                    ovalSize: CGSize(width: 0.36, height: value), imageAspect: 4.0 / 3.0,
+                                    isMirrored: false)
+        let frame = render(face: odd, scanning: true, time: 1)
+        #expect(frame.width == 640 && frame.height == 480 && frame.pixels.count == 640 * 480 * 4)
+        for far in [(20, 20), (320, 240), (620, 460)] {
+            #expect(PreviewFixtures.change(frame, at: far) == 0, "\(far) untouched")
+        }
+    }
+
     @Test func withoutTheGuideThePictureIsTheCameras() {
         let image = PreviewFixtures.halves()
         let frame = render(image, guide: false, scanning: true, time: 1)
