@@ -85,6 +85,12 @@ let package = Package(
             path: "Tools/bench/ccore-bench",
             cSettings: cCoreSettings
         ),
+        // Preview: the overlay renderer's, the JPEG encode's and the capture thread's cost per frame (Tools/bench).
+        .executableTarget(
+            name: "circadify-preview-bench",
+            dependencies: ["Circadify", "CCore"],
+            path: "Tools/bench/preview-bench"
+        ),
         // Face detector timing and boxes on PGM images, the C side of Tools/bench/faces-vs-opencv.sh.
         .executableTarget(
             name: "ccore-facebench",
@@ -153,3 +159,94 @@ let package = Package(
     swiftLanguageModes: [.v6],
     cLanguageStandard: .c11
 )
+
+// Web preview (issue 14): `circadify preview`'s local HTTP server (SwiftNIO), a target of its
+// own so the SDK library never depends on the HTTP stack (swift-nio: declared with the monitor's
+// packages below).
+package.targets.append(contentsOf: [
+    .target(
+        name: "CircadifyPreviewServer",
+        dependencies: [
+            "Circadify",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ],
+        path: "Sources/CircadifyPreviewServer"
+    ),
+    .testTarget(
+        name: "CircadifyPreviewServerTests",
+        dependencies: ["CircadifyPreviewServer", "Circadify", "GroundTruthKit"],
+        path: "Tests/CircadifyPreviewServerTests"
+    ),
+])
+for target in package.targets where target.name == "circadify" {
+    target.dependencies.append("CircadifyPreviewServer")
+}
+// circadify monitor (issue 13): the SDK's headless state as a service (Tools/monitor): JSON
+// Lines, camera reopened with backoff, swift-service-lifecycle for signals, swift-log, and
+// Prometheus metrics (swift-metrics, swift-prometheus) on a minimal SwiftNIO HTTP endpoint.
+// swift-nio is the web preview's HTTP stack too (above).
+package.dependencies += [
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+]
+package.targets += [
+    .target(
+        name: "CircadifyMonitor",
+        dependencies: [
+            "Circadify",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ],
+        path: "Tools/monitor"
+    ),
+    .testTarget(
+        name: "CircadifyMonitorTests",
+        dependencies: [
+            "CircadifyMonitor", "Circadify", "GroundTruthKit",
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Tests/CircadifyMonitorTests"
+    ),
+]
+for target in package.targets where target.name == "circadify" {
+    target.dependencies.append("CircadifyMonitor")
+}
+
+// The latency profiler (Tools/latency): circadify-latency reports per-stage HdrHistogram
+// percentiles of the real pipeline; LatencyKit holds its recording and reports for the tests.
+package.dependencies += [
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+]
+package.products += [
+    .executable(name: "circadify-latency", targets: ["circadify-latency"]),
+]
+package.targets += [
+    .target(
+        name: "LatencyKit",
+        dependencies: ["Circadify", .product(name: "Histogram", package: "hdrhistogram-swift")],
+        path: "Tools/latency/LatencyKit"
+    ),
+    .executableTarget(
+        name: "circadify-latency",
+        dependencies: ["LatencyKit", "Circadify", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        path: "Tools/latency/cli"
+    ),
+    .testTarget(
+        name: "LatencyTests",
+        dependencies: ["LatencyKit", "Circadify", "CCoreTestSupport"],
+        path: "Tests/LatencyTests"
+    ),
+]

@@ -5,8 +5,10 @@
 # The suites: unit tests, the same tests under AddressSanitizer (the C code also under
 # UBSan), each fuzz target for a minute, the C core's exported symbols, a client package
 # that depends on this one by version (Tests/Consumer), the DocC build, the seeds' flows on
-# a replay camera, then, inside a QEMU guest with the vivid V4L2 driver, the core's
-# kernel-driver suite, the SDK's measurement, a loopback scan and the camera's error paths.
+# a replay camera, the monitor under a real Prometheus, the web preview in Chromium, the
+# static release, the C example, the C core on arm64 under qemu-user, then, inside a QEMU
+# guest with the vivid V4L2 driver, the core's kernel-driver suite, the SDK's measurement,
+# a loopback scan, the camera's error paths, the monitor's unplug/replug and the profiler.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,6 +65,9 @@ sanitized_tests() {
     local sanitized=(--sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize=function
         --scratch-path .build-asan "${c_flags[@]}")
     { swift build --build-tests "${sanitized[@]}" 2>&1 | grep -E "error|warning: unre"
+      # The sanitizers print their own stack; Swift's backtracer, started on their abort,
+      # hung here holding the output pipe open, so the suite never ended: it is off.
+      SWIFT_BACKTRACE=enable=no \
       ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
           swift test --skip-build "${sanitized[@]}" 2>&1; } | tee "$log/asan.raw" |
         grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
@@ -85,11 +90,18 @@ suite consumer "consumer (a client package builds and runs against a tagged copy
     Tests/Consumer/run-consumer.sh
 suite docs "documentation (DocC catalog builds with no warnings)" Tools/build-docs.sh
 suite examples "the seeds' flows (circadify-examples on a replay camera)" Tools/examples/run-examples.sh
+suite monitor "circadify monitor: a real Prometheus scraping it, promtool, JSON Lines, SIGTERM, systemd units" Tests/Monitor/run-monitor-checks.sh
+suite browser "web preview in headless Chromium (circadify preview --input, Start scan, HR vs truth, overlay pixels)" Tests/Browser/run-preview-browser.sh
+suite release "static release binary (Swift runtime and C libraries linked in; ldd, --help, a scan)" Tools/build-release.sh circadify circadify-latency
+suite cpulse "the C example (c-pulse: a replay's pulse through the C API alone, make + cc)" Tools/examples/c-pulse/run-c-pulse.sh
+suite arm64 "the C core on arm64 (cross-built, C tests under qemu-user, and natively)" Tools/arm64/run-arm64-tests.sh
 suite vivid "kernel-driver suite (vivid in a QEMU guest)" Tests/Integration/run-vivid-suite.sh
 suite sdk "the SDK on vivid (measureVitals, cancel, disconnect in the guest)" Tests/Integration/run-sdk-check.sh
 suite scan "loopback scan (a ground-truth clip through vivid into circadify scan)" Tests/Integration/run-scan-loopback.sh
 suite errors "camera error paths (circadify scan --device against vivid in the guest)" \
     Tests/Integration/run-scan-errors.sh
+suite replug "circadify monitor through vivid's unplug and replug (in the guest)" Tests/Integration/run-monitor-replug.sh
+suite latency "latency profiler (circadify-latency --device on vivid in the guest)" Tests/Integration/run-latency-guest.sh
 
 summary="" total_passed=0 total_failed=0
 for i in "${!names[@]}"; do

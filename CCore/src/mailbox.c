@@ -5,7 +5,10 @@
 #include "ccore/mailbox.h"
 
 #include <errno.h>
+#include <stdalign.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,16 +19,22 @@ struct ccore_mailbox {
     unsigned write_index;    /* writer-owned */
     unsigned read_index;     /* reader-owned */
     int has_read;            /* reader-owned: took at least one value */
-    size_t slot_size;
+    size_t slot_size;        /* what the caller asked for */
+    size_t stride;           /* slot_size rounded up, so every slot is aligned for any type */
     unsigned char *slots;
 };
 
 int ccore_mailbox_create(size_t slot_size, ccore_mailbox **out) {
     if (!out || slot_size == 0) return -EINVAL;
     *out = NULL;
+    const size_t align = alignof(max_align_t);
+    if (slot_size > SIZE_MAX - align) return -ENOMEM;
     ccore_mailbox *box = calloc(1, sizeof *box);
     if (!box) return -ENOMEM;
-    box->slots = calloc(3, slot_size);
+    /* Slots hold structs (headers before pixels): each starts on a max_align_t
+     * boundary, as the first one does, whatever the size asked for. */
+    box->stride = (slot_size + align - 1) / align * align;
+    box->slots = calloc(3, box->stride);
     if (!box->slots) {
         free(box);
         return -ENOMEM;
@@ -47,7 +56,7 @@ void ccore_mailbox_destroy(ccore_mailbox *box) {
 size_t ccore_mailbox_slot_size(const ccore_mailbox *box) { return box ? box->slot_size : 0; }
 
 void *ccore_mailbox_write_slot(ccore_mailbox *box) {
-    return box ? box->slots + box->write_index * box->slot_size : NULL;
+    return box ? box->slots + box->write_index * box->stride : NULL;
 }
 
 void ccore_mailbox_publish(ccore_mailbox *box) {
@@ -66,5 +75,5 @@ bool ccore_mailbox_refresh(ccore_mailbox *box) {
 }
 
 const void *ccore_mailbox_read_slot(const ccore_mailbox *box) {
-    return box && box->has_read ? box->slots + box->read_index * box->slot_size : NULL;
+    return box && box->has_read ? box->slots + box->read_index * box->stride : NULL;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ccore/error.h"
 #include "ccore/jpeg.h"
@@ -21,14 +22,35 @@ typedef struct {
     uint64_t sequence;
 } thumbnail_header;
 
+/* Header of a preview mailbox slot: the size to draw, and a copy of the
+ * frame's planes (after the header, `image` pointing at them). The capture
+ * thread only copies; the RGB conversion runs on the reader's thread. */
+typedef struct {
+    uint32_t width, height;
+    uint64_t sequence;
+    ccore_image image;
+} preview_header;
+
+/* Bytes a preview slot needs for any frame of up to width x height, in any
+ * format, odd sizes' rounded-up chroma included: at most 3 bytes a pixel. */
+static size_t preview_slot_size(uint32_t width, uint32_t height) {
+    return sizeof(preview_header) + ((size_t)width + 2) * ((size_t)height + 2) * 3;
+}
+
+static int copy_planes(const ccore_image *im, uint8_t *dst, size_t room, ccore_image *out);
+
 struct ccore_processor {
     ccore_processor_config config;
     ccore_mailbox *rois;       /* publisher: layers above; reader: capture thread */
     ccore_mailbox *thumbnails; /* publisher: capture thread; reader: face detector */
     ccore_mailbox *previews;   /* publisher: capture thread; reader: imageOutput / preview */
     _Atomic int preview_on;
+    _Atomic int stage_timing;
+    /* The preview's current width << 48 | height << 32 | period: one atomic
+     * word, so the capture thread never sees half of a change. */
+    _Atomic uint64_t preview_shape;
     ccore_jpeg *jpeg;
-    _Atomic uint64_t frames, dropped, error_frames;
+    _Atomic uint64_t frames, dropped, dropped_by_timestamp, error_frames;
     /* Capture-thread state. */
     int have_last;
     uint64_t last_sequence;
@@ -37,6 +59,10 @@ struct ccore_processor {
     uint32_t pending_dropped, pending_errors, pending_overflow;
     char message[200];
 };
+
+static uint64_t pack_shape(uint32_t width, uint32_t height, uint32_t every) {
+    return (uint64_t)(width & 0xFFFFu) << 48 | (uint64_t)(height & 0xFFFFu) << 32 | every;
+}
 
 int ccore_processor_create(const ccore_processor_config *config, ccore_processor **out) {
     if (!config || !out || config->width == 0 || config->height == 0) return -EINVAL;
@@ -48,13 +74,14 @@ int ccore_processor_create(const ccore_processor_config *config, ccore_processor
     if (p->config.thumbnail_every == 0) p->config.thumbnail_every = 1;
     if (p->config.min_roi_pixels == 0) p->config.min_roi_pixels = 16;
     if (p->config.preview_every == 0) p->config.preview_every = 1;
+    atomic_init(&p->preview_shape, pack_shape(p->config.preview_width, p->config.preview_height,
+                                              p->config.preview_every));
     int rc = ccore_mailbox_create(sizeof(ccore_roi_set), &p->rois);
     if (rc == 0 && config->thumbnail_width && config->thumbnail_height)
         rc = ccore_mailbox_create(sizeof(thumbnail_header) + (size_t)config->thumbnail_width * config->thumbnail_height,
                                   &p->thumbnails);
     if (rc == 0 && config->preview_width && config->preview_height)
-        rc = ccore_mailbox_create(sizeof(thumbnail_header) + (size_t)config->preview_width * config->preview_height * 3,
-                                  &p->previews);
+        rc = ccore_mailbox_create(preview_slot_size(config->width, config->height), &p->previews);
     if (rc == 0 && config->is_mjpeg) rc = ccore_jpeg_create(config->width, config->height, &p->jpeg);
     if (rc < 0) {
         ccore_processor_destroy(p);
@@ -86,6 +113,20 @@ int ccore_processor_set_rois(ccore_processor *p, const ccore_roi_set *rois) {
     return 0;
 }
 
+/* CLOCK_MONOTONIC now, for stage timing (the clock the V4L2 timestamps use). */
+static int64_t monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Nanoseconds from `start` to now, saturated to the field's range. */
+static uint32_t elapsed_since(int64_t start, int64_t *now) {
+    int64_t t = monotonic_ns(), d = t - start;
+    *now = t;
+    return d <= 0 ? 0 : d >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
 /* Frames missing between the previous frame and this one. V4L2 drivers count
  * dropped frames in the sequence number, so a sequence gap is taken as it is:
  * timestamps jitter (by most of a frame interval on a loaded machine; vivid
@@ -93,14 +134,18 @@ int ccore_processor_set_rois(ccore_processor *p, const ccore_roi_set *rois) {
  * sequence shows no gap is a timestamp gap counted, for drivers that do not
  * count drops, and then only one that jitter cannot explain: at least 2.5
  * frame intervals. */
-static uint32_t missing_frames(const ccore_processor *p, const ccore_frame *f) {
+static uint32_t missing_frames(const ccore_processor *p, const ccore_frame *f, int *by_timestamp) {
+    *by_timestamp = 0;
     if (!p->have_last) return 0;
     uint64_t n = 0;
     if (f->sequence > p->last_sequence + 1) {
         n = f->sequence - p->last_sequence - 1;
     } else {
         int64_t interval = p->config.frame_interval_ns, dt = f->timestamp_ns - p->last_timestamp_ns;
-        if (interval > 0 && 2 * dt >= 5 * interval) n = (uint64_t)llround((double)dt / (double)interval) - 1;
+        if (interval > 0 && 2 * dt >= 5 * interval) {
+            n = (uint64_t)llround((double)dt / (double)interval) - 1;
+            *by_timestamp = 1;
+        }
     }
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
@@ -141,14 +186,20 @@ static void count_error(ccore_processor *p) {
 
 int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_frame_sample *s) {
     if (!p || !f || !s) return -EINVAL;
+    /* Stage timing: the clock is read only while someone profiles. */
+    int timed = atomic_load_explicit(&p->stage_timing, memory_order_relaxed);
+    int64_t dequeued = timed ? monotonic_ns() : 0, mark = dequeued;
+    uint32_t decode_ns = 0;
     bump(&p->frames, 1);
-    uint32_t missing = missing_frames(p, f);
+    int by_timestamp;
+    uint32_t missing = missing_frames(p, f, &by_timestamp);
     p->have_last = 1;
     p->last_sequence = f->sequence;
     p->last_timestamp_ns = f->timestamp_ns;
     if (missing) {
         p->pending_dropped += missing;
         bump(&p->dropped, missing);
+        if (by_timestamp) bump(&p->dropped_by_timestamp, missing);
     }
     if (f->flagged) {
         count_error(p);
@@ -170,6 +221,7 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
             return rc == -E2BIG ? CCORE_E_CORRUPT : rc;
         }
         image = &decoded;
+        if (timed) decode_ns = elapsed_since(mark, &mark);
     }
 
     memset(s, 0, sizeof *s);
@@ -184,21 +236,31 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
     } else {
         s->flags |= CCORE_SAMPLE_NO_ROI;
     }
+    if (timed) {
+        s->dequeued_ns = dequeued;
+        s->decode_ns = decode_ns;
+        s->kernels_ns = elapsed_since(mark, &mark);
+    }
+    int pictured = 0;
     if (p->thumbnails && p->produced % p->config.thumbnail_every == 0) {
         publish_thumbnail(p, image, f->sequence);
         s->flags |= CCORE_SAMPLE_THUMBNAIL;
+        pictured = 1;
     }
     /* Drawn from the frame as decoded for measuring: switching the preview on
      * must not change the decode scale, which would step the colour traces. */
+    uint64_t shape = atomic_load_explicit(&p->preview_shape, memory_order_relaxed);
     if (p->previews && atomic_load_explicit(&p->preview_on, memory_order_relaxed) &&
-        p->produced % p->config.preview_every == 0) {
-        thumbnail_header *hdr = ccore_mailbox_write_slot(p->previews);
-        hdr->width = p->config.preview_width;
-        hdr->height = p->config.preview_height;
+        p->produced % (uint32_t)shape == 0) {
+        preview_header *hdr = ccore_mailbox_write_slot(p->previews);
+        hdr->width = (uint32_t)(shape >> 48);
+        hdr->height = (uint32_t)(shape >> 32) & 0xFFFFu;
         hdr->sequence = f->sequence;
-        if (ccore_image_rgb_preview(image, (uint8_t *)(hdr + 1), hdr->width, hdr->height) == 0)
-            ccore_mailbox_publish(p->previews);
+        size_t room = ccore_mailbox_slot_size(p->previews) - sizeof *hdr;
+        if (copy_planes(image, (uint8_t *)(hdr + 1), room, &hdr->image) == 0) ccore_mailbox_publish(p->previews);
+        pictured = 1;
     }
+    if (timed && pictured) s->thumbnail_ns = elapsed_since(mark, &mark);
     p->produced++;
     s->dropped_before = p->pending_dropped;
     s->errors_before = p->pending_errors;
@@ -213,6 +275,43 @@ void ccore_processor_sample_lost(ccore_processor *p, const ccore_frame_sample *s
     p->pending_dropped += s->dropped_before;
     p->pending_errors += s->errors_before;
     p->pending_overflow += s->overflow_before + 1;
+}
+
+/* Copies `im`'s visible rows of each plane, tightly packed, into `dst` and
+ * describes the copy in `out`. -E2BIG when it does not fit, -EINVAL for an
+ * unknown format. */
+static int copy_planes(const ccore_image *im, uint8_t *dst, size_t room, ccore_image *out) {
+    size_t w = im->width, h = im->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+    size_t row[3] = {w, 0, 0}, rows[3] = {h, 0, 0};
+    switch (im->format) {
+    case CCORE_PIXEL_YUYV: row[0] = cw * 4; break;
+    case CCORE_PIXEL_RGB24: row[0] = w * 3; break;
+    case CCORE_PIXEL_GRAY: break;
+    case CCORE_PIXEL_NV12: row[1] = cw * 2; rows[1] = ch; break;
+    case CCORE_PIXEL_YUV420: row[1] = row[2] = cw; rows[1] = rows[2] = ch; break;
+    case CCORE_PIXEL_YUV422P: row[1] = row[2] = cw; rows[1] = rows[2] = h; break;
+    case CCORE_PIXEL_YUV444P: row[1] = row[2] = w; rows[1] = rows[2] = h; break;
+    default: return -EINVAL;
+    }
+    const uint8_t *src[3] = {im->plane0, im->plane1, im->plane2};
+    const uint32_t stride[3] = {im->stride0, im->stride1, im->stride2};
+    const uint8_t *planes[3] = {NULL, NULL, NULL};
+    size_t used = 0;
+    for (int i = 0; i < 3 && rows[i]; i++) {
+        if (!src[i] || stride[i] < row[i]) return -EINVAL;
+        if (row[i] * rows[i] > room - used) return -E2BIG;
+        planes[i] = dst + used;
+        for (size_t y = 0; y < rows[i]; y++) memcpy(dst + used + y * row[i], src[i] + y * stride[i], row[i]);
+        used += row[i] * rows[i];
+    }
+    *out = *im;
+    out->plane0 = planes[0];
+    out->plane1 = planes[1];
+    out->plane2 = planes[2];
+    out->stride0 = (uint32_t)row[0];
+    out->stride1 = (uint32_t)row[1];
+    out->stride2 = (uint32_t)row[2];
+    return 0;
 }
 
 /* Copies the newest picture published in `box` since the last call (a
@@ -236,14 +335,33 @@ int ccore_processor_take_thumbnail(ccore_processor *p, uint8_t *dst, uint32_t ds
     return take_picture(p->thumbnails, 1, dst, dst_size, width, height, sequence);
 }
 
+void ccore_processor_set_stage_timing(ccore_processor *p, int on) {
+    if (p) atomic_store_explicit(&p->stage_timing, on != 0, memory_order_relaxed);
+}
+
 void ccore_processor_set_preview(ccore_processor *p, int on) {
     if (p) atomic_store_explicit(&p->preview_on, on != 0, memory_order_relaxed);
+}
+
+int ccore_processor_set_preview_shape(ccore_processor *p, uint32_t width, uint32_t height, uint32_t every) {
+    if (!p || !p->previews || width == 0 || height == 0 || every == 0) return -EINVAL;
+    if (width > p->config.preview_width || height > p->config.preview_height) return -E2BIG;
+    atomic_store_explicit(&p->preview_shape, pack_shape(width, height, every), memory_order_relaxed);
+    return 0;
 }
 
 int ccore_processor_take_preview(ccore_processor *p, uint8_t *dst, uint32_t dst_size, uint32_t *width,
                                  uint32_t *height, uint64_t *sequence) {
     if (!p || !dst) return -EINVAL;
-    return take_picture(p->previews, 3, dst, dst_size, width, height, sequence);
+    if (!p->previews || !ccore_mailbox_refresh(p->previews)) return 0;
+    const preview_header *hdr = ccore_mailbox_read_slot(p->previews);
+    if (dst_size < (size_t)hdr->width * hdr->height * 3) return -E2BIG;
+    int rc = ccore_image_rgb_preview(&hdr->image, dst, hdr->width, hdr->height);
+    if (rc < 0) return rc;
+    if (width) *width = hdr->width;
+    if (height) *height = hdr->height;
+    if (sequence) *sequence = hdr->sequence;
+    return 1;
 }
 
 void ccore_processor_get_counters(const ccore_processor *cp, ccore_processor_counters *out) {
@@ -255,6 +373,7 @@ void ccore_processor_get_counters(const ccore_processor *cp, ccore_processor_cou
     }
     out->frames = atomic_load_explicit(&p->frames, memory_order_relaxed);
     out->dropped = atomic_load_explicit(&p->dropped, memory_order_relaxed);
+    out->dropped_by_timestamp = atomic_load_explicit(&p->dropped_by_timestamp, memory_order_relaxed);
     out->error_frames = atomic_load_explicit(&p->error_frames, memory_order_relaxed);
 }
 

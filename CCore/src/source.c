@@ -285,10 +285,28 @@ int ccore_source_ack(ccore_source *src) {
     return 0;
 }
 
+int ccore_source_set_stage_timing(ccore_source *src, int on) {
+    if (!src) return -EINVAL;
+    ccore_processor_set_stage_timing(src->processor, on);
+    return 0;
+}
+
 int ccore_source_set_preview(ccore_source *src, int on) {
     if (!src) return -EINVAL;
     ccore_processor_set_preview(src->processor, on);
     return 0;
+}
+
+int ccore_source_set_preview_shape(ccore_source *src, uint32_t max_side, uint32_t every) {
+    if (!src || max_side == 0 || every == 0) return -EINVAL;
+    uint32_t width = 0, height = 0, limit_width = 0, limit_height = 0;
+    ccore_preview_fit(src->format.width, src->format.height, max_side, &width, &height);
+    ccore_preview_fit(src->format.width, src->format.height, src->config.preview_size, &limit_width, &limit_height);
+    if (width > limit_width || height > limit_height) {
+        width = limit_width;
+        height = limit_height;
+    }
+    return ccore_processor_set_preview_shape(src->processor, width, height, every);
 }
 
 int ccore_source_take_preview(ccore_source *src, uint8_t *dst, uint32_t dst_size, uint32_t *width, uint32_t *height,
@@ -312,6 +330,7 @@ void ccore_source_get_stats(const ccore_source *csrc, ccore_source_stats *out) {
     if (src->processor) ccore_processor_get_counters(src->processor, &c);
     out->frames = c.frames;
     out->dropped = c.dropped;
+    out->dropped_by_timestamp = c.dropped_by_timestamp;
     out->error_frames = c.error_frames;
     out->samples = atomic_load_explicit(&src->samples, memory_order_relaxed);
     out->ring_overflows = atomic_load_explicit(&src->overflows, memory_order_relaxed);

@@ -192,7 +192,7 @@ static int check_planes(ccore_source *src, negotiated *g) {
 }
 
 static int negotiate(ccore_source *src, const char *path, const char *bus_info) {
-    uint32_t fourcc;
+    uint32_t fourcc = 0; /* set when choose_fourcc succeeds; gcc cannot see that its errors are negative */
     int rc = choose_fourcc(src, bus_info, &fourcc);
     if (rc < 0) return rc;
     negotiated g;

@@ -12,6 +12,13 @@
 #
 #   Tools/bench/pipeline-vs-peers.sh   # ~2.5 min (the first time: + venv, builds, clips)
 #   BENCH_RUNS=5 BENCH_CPU=0 Tools/bench/pipeline-vs-peers.sh
+#   BENCH_MODE=live Tools/bench/pipeline-vs-peers.sh   # ~1 min a run: a live scan's CPU share
+#
+# BENCH_MODE=live measures instead what a live 640x480 scan costs: `circadify
+# scan --input CLIP --realtime`, the clip replayed at its frame rate as a camera
+# delivers it, CPU time (user + sys) over wall time as a share of one core
+# (target: under 2%), for the 640x480 MJPEG and Y4M clips, BENCH_RUNS runs each
+# (BENCH_SECONDS long); no peers. Kept in .build-bench/pipeline-results/live.txt.
 #
 # BENCH_RUNS (default 3) runs per tool and file; BENCH_CPU (default 1) the core;
 # BENCH_PY_DETECT_WIDTH (default 320, our detector's width; 0 = the full frame)
@@ -33,6 +40,7 @@ CPU="${BENCH_CPU:-1}"
 SEED="${BENCH_SEED:-1}"
 SECONDS_MEASURED="${BENCH_SECONDS:-30}"
 PY_DETECT_WIDTH="${BENCH_PY_DETECT_WIDTH:-320}"
+MODE="${BENCH_MODE:-files}"
 CLIP_SECONDS=$((SECONDS_MEASURED + 2))
 FPS=30
 
@@ -42,6 +50,8 @@ source "$ROOT/Tools/bench/lib.sh"
     { echo "pipeline-vs-peers.sh: BENCH_SECONDS must be an integer, at least 10" >&2; exit 2; }
 [[ "$PY_DETECT_WIDTH" =~ ^[0-9]+$ ]] ||
     { echo "pipeline-vs-peers.sh: BENCH_PY_DETECT_WIDTH must be 0 (the full frame) or a width" >&2; exit 2; }
+[ "$MODE" = files ] || [ "$MODE" = live ] ||
+    { echo "pipeline-vs-peers.sh: BENCH_MODE must be files (the default) or live" >&2; exit 2; }
 command -v swift >/dev/null || { echo "pipeline-vs-peers.sh: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
 "$ROOT/Tools/setup.sh" python3 python3-venv ffmpeg time
 taskset -c "$CPU" true 2>/dev/null || { echo "pipeline-vs-peers.sh: cannot pin to CPU $CPU (BENCH_CPU)" >&2; exit 2; }
@@ -54,7 +64,7 @@ REQ_VL="$ROOT/Tools/bench/requirements-vitallens.txt"
 pip_install() { "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$@"; }
 STAMP="$VENV/.requirements"
 WANT="$(cat "$REQ_PY" "$REQ_VL" | sha256sum | cut -c1-16)"
-if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
+if [ "$MODE" = files ] && { [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; }; then
     say "Python venv with pinned peers in ${VENV#"$ROOT"/}"
     rm -rf "$VENV"
     python3 -m venv "$VENV"
@@ -67,7 +77,7 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; 
 fi
 PY="$VENV/bin/python"
 VITALLENS=1
-"$PY" -c 'import vitallens' 2>/dev/null || VITALLENS=0
+[ "$MODE" = live ] || "$PY" -c 'import vitallens' 2>/dev/null || VITALLENS=0
 
 # --- build and clips -----------------------------------------------------------
 BIN="$(build_release "$SCRATCH" pipeline-vs-peers.sh circadify circadify-groundtruth)"
@@ -90,6 +100,37 @@ for name in "${CLIP_NAMES[@]}"; do
         ffmpeg -v error -y -f mjpeg -framerate "$FPS" -i "$file" -c:v copy "${file%.*}.mkv"
     fi
 done
+
+# --- live mode: a realtime-paced scan's share of one core ------------------------
+# A live camera delivers a frame every 33 ms and the scan idles in between; a
+# file replayed with --realtime is paced the same way, so CPU time over wall
+# time is the share of a core a live scan of that format takes.
+if [ "$MODE" = live ]; then
+    mkdir -p "$OUT"
+    LIVE="$OUT/live.txt"
+    {
+        echo "live scan, realtime-paced replay, $SECONDS_MEASURED s, pinned to CPU $CPU, $RUNS run(s) each;" \
+            "circadify $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+        echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo "| clip | run | CPU s (user + sys) | wall s | share of one core |"
+        echo "|---|---:|---:|---:|---:|"
+    } | tee "$LIVE"
+    for name in mjpeg-640x480 y4m-640x480; do
+        file="$(clip_path "$name")"
+        for run in $(seq 1 "$RUNS"); do
+            /usr/bin/time -f '%U %S %e' -o "$OUT/live.time" taskset -c "$CPU" \
+                "$BIN/circadify" scan --input "$file" --fps "$FPS" --duration "$SECONDS_MEASURED" --realtime --json \
+                >"$OUT/live.out" 2>"$OUT/live.err" ||
+                { cat "$OUT/live.err" >&2; echo "pipeline-vs-peers.sh: the live scan of $name failed" >&2; exit 1; }
+            read -r user sys wall <"$OUT/live.time"
+            awk -v n="$name" -v r="$run" -v u="$user" -v s="$sys" -v w="$wall" \
+                'BEGIN { printf "| %s | %d | %.2f | %.1f | %.2f%% |\n", n, r, u + s, w, 100 * (u + s) / w }'
+        done
+    done | tee -a "$LIVE"
+    echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); target: under 2% of one core" | tee -a "$LIVE"
+    say "kept in ${LIVE#"$ROOT"/}"
+    exit 0
+fi
 
 # --- versions ------------------------------------------------------------------
 rm -rf "$OUT"

@@ -7,11 +7,12 @@ struct Circadify: AsyncParsableCommand {
         commandName: "circadify",
         abstract: "Contactless vital signs from a V4L2 camera or a video file.",
         discussion: """
-            `scan` measures heart rate, heart-rate variability and breathing from a face; `devices` \
+            `scan` measures heart rate, heart-rate variability and breathing from a face; `monitor` \
+            does so continuously as a service (JSON Lines, Prometheus metrics); `devices` \
             lists the cameras and whether this user may open them; `faces` finds faces in a photo; `samples` prints what the \
             realtime core measures per frame (mean skin colour of the forehead and cheeks, luma, drops).
             """,
-        subcommands: [Scan.self, Devices.self, Faces.self, Samples.self])
+        subcommands: [Scan.self, Monitor.self, Preview.self, Devices.self, Faces.self, Samples.self])
 
     /// ArgumentParser's `main`, plus what every command needs first: the standard streams made
     /// safe (`Terminal.closedAtStart`), and a bad `scan --json` command line answered with the

@@ -58,4 +58,6 @@ enum CommandExitCode {
     /// The output could not be written (stdout closed, a broken pipe, a full disk): the
     /// result is lost, so the command must not report success.
     static let outputFailed: Int32 = 74
+    /// A service the command needs could not start (`monitor --metrics` on an address in use).
+    static let unavailable: Int32 = 69
 }

@@ -61,6 +61,27 @@ typedef enum {
 int ccore_jpeg_encode_rgb(const ccore_image *image, int quality, ccore_jpeg_subsampling subsampling, uint8_t **out,
                           size_t *out_size);
 
+/** A JPEG encoder for live pictures (the preview's MJPEG stream and
+ *  snapshots): its output buffer is allocated at create for the largest
+ *  picture, so encoding a frame allocates nothing. One thread at a time. */
+typedef struct ccore_jpeg_encoder ccore_jpeg_encoder;
+
+/** An encoder for pictures up to max_width x max_height. -E2BIG beyond
+ *  CCORE_MAX_FRAME_SIDE / CCORE_MAX_FRAME_PIXELS (image.h). */
+int ccore_jpeg_encoder_create(uint32_t max_width, uint32_t max_height, ccore_jpeg_encoder **out);
+void ccore_jpeg_encoder_destroy(ccore_jpeg_encoder *encoder);
+
+/** Encodes packed 8-bit RGB (`channels` 3) or RGBA (4, alpha ignored) rows,
+ *  `stride` bytes apart, to a 4:2:0 JPEG at `quality` (1-100). `*out` points
+ *  into the encoder's buffer and stays valid until the next call or destroy.
+ *  -EINVAL for a bad argument, -E2BIG for a picture beyond the encoder's
+ *  maximum, CCORE_E_CORRUPT when TurboJPEG fails (its message in
+ *  ccore_jpeg_encoder_error_message). */
+int ccore_jpeg_encoder_encode(ccore_jpeg_encoder *encoder, const uint8_t *pixels, uint32_t width, uint32_t height,
+                              uint32_t stride, uint32_t channels, int quality, const uint8_t **out, size_t *out_size);
+
+const char *ccore_jpeg_encoder_error_message(const ccore_jpeg_encoder *encoder);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,8 @@ extern "C" {
 
 typedef struct ccore_mailbox ccore_mailbox;
 
+/** Three slots of slot_size bytes each, zeroed; every slot is aligned for any type
+ *  (max_align_t), whatever slot_size is. */
 int ccore_mailbox_create(size_t slot_size, ccore_mailbox **out);
 void ccore_mailbox_destroy(ccore_mailbox *box);
 

@@ -76,18 +76,34 @@ void ccore_processor_sample_lost(ccore_processor *proc, const ccore_frame_sample
 int ccore_processor_take_thumbnail(ccore_processor *proc, uint8_t *dst, uint32_t dst_size, uint32_t *width,
                                    uint32_t *height, uint64_t *sequence);
 
+/** Any thread: switches stage timing on or off (off at create). While on,
+ *  each sample carries the time its frame came in and the nanoseconds of
+ *  decode, kernels and thumbnail (four CLOCK_MONOTONIC reads per frame);
+ *  while off those fields are 0 and the clock is not read. */
+void ccore_processor_set_stage_timing(ccore_processor *proc, int on);
+
 /** Any thread: switches the RGB preview on or off (off at create). */
 void ccore_processor_set_preview(ccore_processor *proc, int on);
 
-/** Reader side (one thread): copies the newest RGB24 preview published since
+/** Any thread: from the next frame, previews of `width` x `height` (at most
+ *  the configured size, whose memory the mailbox holds) every `every`-th
+ *  frame. -EINVAL for a zero argument or no preview, -E2BIG beyond the
+ *  configured size. The preview's consumers differ: a small picture now and
+ *  then for imageOutput, a full one every frame for the preview renderer. */
+int ccore_processor_set_preview_shape(ccore_processor *proc, uint32_t width, uint32_t height, uint32_t every);
+
+/** Reader side (one thread): draws the newest RGB24 preview published since
  *  the last call into `dst` (width * height * 3 bytes) and returns 1, or
- *  returns 0 when there is none. */
+ *  returns 0 when there is none. The capture thread only copies the frame's
+ *  planes into the mailbox; the conversion (ccore_image_rgb_preview) runs
+ *  here, on the reader's thread. */
 int ccore_processor_take_preview(ccore_processor *proc, uint8_t *dst, uint32_t dst_size, uint32_t *width,
                                  uint32_t *height, uint64_t *sequence);
 
 typedef struct {
     uint64_t frames;       /* frames handed in */
     uint64_t dropped;      /* missing by sequence / timestamp gaps */
+    uint64_t dropped_by_timestamp; /* of those, counted from timestamp gaps (no sequence gap) */
     uint64_t error_frames; /* flagged or undecodable */
 } ccore_processor_counters;
 

@@ -83,6 +83,17 @@ typedef struct {
     float mean_luma;
     /** MJPEG decode scale denominator (1, 2, 4, 8); 1 for raw formats. */
     uint32_t decode_scale;
+    /** Stage timing (see ccore_source_set_stage_timing): all four are 0 while it
+     *  is off. CLOCK_MONOTONIC time the capture thread took the frame in
+     *  (after VIDIOC_DQBUF, or once a replayed frame was due), nanoseconds. */
+    int64_t dequeued_ns;
+    /** Nanoseconds decoding MJPEG; 0 for raw formats. */
+    uint32_t decode_ns;
+    /** Nanoseconds in the kernels: mean luma and the skin-masked ROI means. */
+    uint32_t kernels_ns;
+    /** Nanoseconds making the detector thumbnail and the preview; 0 for a frame that made neither. */
+    uint32_t thumbnail_ns;
+    uint32_t reserved;
     ccore_roi_stats rois[CCORE_MAX_ROIS];
 } ccore_frame_sample;
 

@@ -100,6 +100,9 @@ typedef struct {
     /** 1 once exposure / gain / white balance are locked. */
     uint32_t controls_locked;
     uint32_t reserved;
+    /** Of `dropped`, the frames counted from timestamp gaps (the driver's
+     *  sequence showed none); the rest were counted from sequence gaps. */
+    uint64_t dropped_by_timestamp;
 } ccore_source_stats;
 
 /** What was negotiated (cameras) or read from the header (files). */
@@ -178,11 +181,24 @@ int ccore_source_sample_fd(const ccore_source *source);
  *  capture thread may read the next frame. A no-op for other sources. */
 int ccore_source_ack(ccore_source *source);
 
+/** Switches stage timing on or off (off at open): while on, each sample
+ *  carries dequeued_ns, decode_ns, kernels_ns and thumbnail_ns (see
+ *  ccore_frame_sample) for a latency profiler; while off the capture thread
+ *  does not read the clock for them. Any thread, any time. */
+int ccore_source_set_stage_timing(ccore_source *source, int on);
+
 /** Switches the RGB preview on or off (needs preview_size at open). */
 int ccore_source_set_preview(ccore_source *source, int on);
 
-/** Copies the newest RGB24 preview published since the last call into `dst`
- *  (at least width*height*3 bytes) and returns 1; 0 when there is nothing new. */
+/** Any thread: from the next frame, previews fitted to a `max_side` square
+ *  (never larger than the preview_size square given at open) every `every`-th
+ *  frame; the sizes are reported by ccore_source_take_preview. -EINVAL for a
+ *  zero argument or a source opened without a preview. */
+int ccore_source_set_preview_shape(ccore_source *source, uint32_t max_side, uint32_t every);
+
+/** Draws the newest RGB24 preview published since the last call into `dst`
+ *  (at least width*height*3 bytes) and returns 1; 0 when there is nothing new.
+ *  The conversion runs on the calling thread, not the capture thread. */
 int ccore_source_take_preview(ccore_source *source, uint8_t *dst, uint32_t dst_size, uint32_t *width,
                               uint32_t *height, uint64_t *sequence);
 

@@ -50,6 +50,12 @@ public final class CircadifyCamera {
     /// Measurements and monitors attached to this camera (see `CircadifySDK`).
     @ObservationIgnored package var measuring = false
     @ObservationIgnored private var observers = [ObjectIdentifier: @MainActor (CameraEvent) -> Void]()
+    /// Observers of the stage timings, shared by every session of this camera.
+    @ObservationIgnored private nonisolated let stageTimingHub = StageTimingHub()
+    /// The session stopped last, for its final counters.
+    @ObservationIgnored private var lastSession: ScanSession?
+    /// Full-size pictures for `CircadifyCameraPreview`, from whichever session runs.
+    @ObservationIgnored package nonisolated let previewFeed = PreviewFeed()
 
     private enum Source: Equatable {
         case position
@@ -112,7 +118,8 @@ public final class CircadifyCamera {
         guard session == nil else { return }
         guard let input = await resolveInput() else { throw .cameraNotAvailable }
         endedWith = nil
-        let session = ScanSession(input, mirrored: position == .front && !isReplay)
+        let session = ScanSession(input, mirrored: position == .front && !isReplay,
+                                  stageTimings: stageTimingHub, feed: previewFeed)
         self.session = session
         listen(to: session)
         if trackingRequested { await session.setTracking(true) }
@@ -183,6 +190,25 @@ public final class CircadifyCamera {
         if let session { Task { await session.setImageOutput(on) } }
     }
 
+    /// Each frame's time in every `PipelineStage`, for a latency profiler or
+    /// metrics: from the moment this returns, every frame the camera's pipeline
+    /// handles (across `stop()` and `start()`) is reported, off the main actor.
+    /// Timing costs a few clock readings per frame and is switched off again
+    /// once every such stream has ended (its reader stopped iterating).
+    /// - Parameter limit: timings kept for a reader that falls behind (the
+    ///   newest are kept; a stream never slows the pipeline down).
+    public nonisolated func stageTimings(bufferingNewest limit: Int = 1024) -> AsyncStream<StageTiming> {
+        stageTimingHub.stream(bufferingNewest: limit)
+    }
+
+    /// The running (or, once stopped, the last) session's frame counts: frames
+    /// received, dropped by sequence and by timestamp gap, corrupt, ring
+    /// overflows. Nil before the camera first started.
+    public func pipelineCounters() async -> PipelineCounters? {
+        guard let session = session ?? lastSession else { return nil }
+        return await session.pipelineCounters()
+    }
+
     /// Calls `handler` with every event of this camera's sessions until removed.
     package func addObserver(_ owner: AnyObject, _ handler: @escaping @MainActor (CameraEvent) -> Void) {
         observers[ObjectIdentifier(owner)] = handler
@@ -208,6 +234,7 @@ public final class CircadifyCamera {
     /// when it ended on its own) before the next `start()` or `release()` returns.
     private func detach(_ session: ScanSession) {
         self.session = nil
+        lastSession = session
         isRunning = false
         scanFace = nil
         validationStatus = nil

@@ -105,6 +105,12 @@ package struct FrameSample: Sendable, Equatable {
     package var regionGeneration: UInt32
     package var meanLuma: Float
     package var decodeScale: UInt32
+    /// Stage timing (while switched on, else 0): when the capture thread took
+    /// the frame in (CLOCK_MONOTONIC ns) and the nanoseconds of its per-frame work.
+    package var dequeuedNanoseconds: Int64
+    package var decodeNanoseconds: UInt32
+    package var kernelsNanoseconds: UInt32
+    package var thumbnailNanoseconds: UInt32
     package var regions: [RegionStats]
 
     init(_ s: ccore_frame_sample) {
@@ -118,6 +124,10 @@ package struct FrameSample: Sendable, Equatable {
         regionGeneration = s.roi_generation
         meanLuma = s.mean_luma
         decodeScale = s.decode_scale
+        dequeuedNanoseconds = s.dequeued_ns
+        decodeNanoseconds = s.decode_ns
+        kernelsNanoseconds = s.kernels_ns
+        thumbnailNanoseconds = s.thumbnail_ns
         let count = Int(min(s.roi_count, UInt32(CCORE_MAX_ROIS)))
         regions = withUnsafeBytes(of: s.rois) { raw in
             raw.bindMemory(to: ccore_roi_stats.self).prefix(count).map {

@@ -81,6 +81,8 @@ package struct SourceStatistics: Sendable, Equatable {
     package var frames: UInt64
     package var samples: UInt64
     package var dropped: UInt64
+    /// Of `dropped`, those counted from timestamp gaps (the sequence showed none).
+    package var droppedByTimestamp: UInt64
     package var errorFrames: UInt64
     package var ringOverflows: UInt64
     package var controlsLocked: Bool
@@ -97,6 +99,13 @@ package struct RGBFrame: Sendable, Equatable {
     package var width: Int, height: Int, sequence: UInt64
     /// RGB24, rows top to bottom, 3 * width bytes each.
     package var pixels: [UInt8]
+
+    package init(width: Int, height: Int, sequence: UInt64, pixels: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.sequence = sequence
+        self.pixels = pixels
+    }
 }
 
 /// A camera or a video file running through the C core. The capture thread
@@ -175,9 +184,20 @@ package actor FrameSource {
             .map { LumaThumbnail(width: $0.width, height: $0.height, sequence: $0.sequence, pixels: $0.pixels) }
     }
 
+    /// Switches the core's stage timing on or off (see `StageTiming`).
+    package func setStageTiming(_ on: Bool) {
+        ccore_source_set_stage_timing(handle.raw, on ? 1 : 0)
+    }
+
     /// Switches the RGB preview on or off (a source opened with a preview size).
     package func setPreview(_ on: Bool) {
         ccore_source_set_preview(handle.raw, on ? 1 : 0)
+    }
+
+    /// From the next frame, previews fitted to a `maxSide` square (at most the
+    /// configured `previewSize`) every `every`-th frame.
+    package func setPreviewShape(maxSide: UInt32, every: UInt32) {
+        ccore_source_set_preview_shape(handle.raw, max(maxSide, 1), max(every, 1))
     }
 
     /// The newest RGB preview published since the last call, if any.
@@ -209,7 +229,7 @@ package actor FrameSource {
         default: state = .opened
         }
         return SourceStatistics(state: state, frames: s.frames, samples: s.samples, dropped: s.dropped,
-                                errorFrames: s.error_frames, ringOverflows: s.ring_overflows,
+                                droppedByTimestamp: s.dropped_by_timestamp, errorFrames: s.error_frames, ringOverflows: s.ring_overflows,
                                 controlsLocked: s.controls_locked != 0)
     }
 }

@@ -9,6 +9,11 @@
 /// searched about once a second — for faces entering the picture, which the
 /// tracker and the quality monitor (`multipleFaces`) must see — and at once
 /// whenever the window comes up empty (the face moved fast, turned, left).
+/// That once-a-second search is skipped while nothing outside the window has
+/// changed since the last one (`BlockMeans`): a face cannot come in without
+/// changing the picture where it comes in, so the faces found there last time
+/// are still the faces there. A still scene is searched whole at least every
+/// `quietScanInterval` all the same.
 /// Faces beside the tracked one from the last whole-frame search are carried
 /// with every windowed result until the next one, for the quality monitor
 /// (`multipleFaces` must hold for a second); the tracker is given only what was
@@ -26,11 +31,21 @@ package final class FaceFinder {
     package struct Configuration: Sendable {
         /// Seconds between whole-frame searches while a face is tracked.
         package var fullScanInterval = 1.0
+        /// Seconds between whole-frame searches while nothing outside the window changes.
+        package var quietScanInterval = 3.0
+        /// A block outside the window whose mean moved by more than this many luma
+        /// levels since the last whole-frame search, at every offset up to
+        /// `changeShift` pixels, is a change (`BlockMeans`).
+        package var changeThreshold: Float = 8
+        package var changeShift = 2
         /// The window reaches this many face widths / heights beyond the tracked box on each side.
         package var margin: Float = 0.5
         /// Face sizes searched in the window, relative to the tracked box: wide
         /// enough for every raw hit that clusters with the face's, so its box comes
-        /// out as a whole-frame search draws it.
+        /// out as a whole-frame search draws it. (Starting at 0.6 would take a third
+        /// off a windowed search, but a rare hit at 0.5-0.6 of the face's size does
+        /// join its cluster: on JPEG-compressed and moving clips boxes moved, and the
+        /// accuracy benchmark's confidence dropped on some.)
         package var sizeRange: ClosedRange<Float> = 0.5...2.0
         package init() {}
     }
@@ -39,11 +54,17 @@ package final class FaceFinder {
     private let detector: FaceDetector
     private let keep: ([DetectedFace]) -> [DetectedFace]
     private var lastFullScan = -Double.infinity
+    /// When the whole frame was last searched or found unchanged outside the window.
+    private var lastLook = -Double.infinity
+    /// The picture at the last whole-frame search.
+    private var lastFullPicture: BlockMeans?
     /// Faces other than the tracked one at the last whole-frame search, normalized.
     private var others = [NormalizedRect]()
     /// Searches made, for tests and benchmarks.
     package private(set) var fullScans = 0
     package private(set) var windowScans = 0
+    /// Whole-frame searches skipped because nothing outside the window changed.
+    package private(set) var quietSkips = 0
 
     /// `keep` filters each search's raw faces (e.g. dropping boxes around smaller faces).
     package init(detector: FaceDetector, configuration: Configuration = Configuration(),
@@ -57,8 +78,8 @@ package final class FaceFinder {
     /// one (`tracked`, nil when none) searched for near its last place.
     package func find(in thumbnail: LumaThumbnail, tracked: NormalizedRect?, at time: Double)
         throws(CoreError) -> Result {
-        if let tracked, time - lastFullScan < configuration.fullScanInterval, time >= lastFullScan,
-           let window = window(around: tracked, in: thumbnail) {
+        if let tracked, time >= lastLook, let window = window(around: tracked, in: thumbnail),
+           time - lastLook < configuration.fullScanInterval || unchanged(thumbnail, outside: window.area, at: time) {
             windowScans += 1
             let found = try search(thumbnail, in: window.area, minSize: window.minSize, maxSize: window.maxSize)
             // A face near the area's edge may have had some of its raw hits cut off,
@@ -74,18 +95,37 @@ package final class FaceFinder {
         // frame again, so the face it tracks is never remembered as another.
         if let tracked, let main = all.min(by: { $0.distance(to: tracked) < $1.distance(to: tracked) }) {
             lastFullScan = time
+            lastLook = time
+            lastFullPicture = BlockMeans(thumbnail)
             others = all.filter { $0 != main }
         } else {
-            lastFullScan = -.infinity
-            others = []
+            forgetFullScan()
         }
         return Result(found: all, carried: [])
     }
 
     /// Forgets the faces beside the tracked one (tracking stopped).
     package func reset() {
+        forgetFullScan()
+    }
+
+    private func forgetFullScan() {
         others = []
         lastFullScan = -.infinity
+        lastLook = -.infinity
+        lastFullPicture = nil
+    }
+
+    /// Whether a due whole-frame search can be skipped: the last one is recent
+    /// enough and nothing outside `area` changed since. A skip counts as a look.
+    private func unchanged(_ thumbnail: LumaThumbnail, outside area: PixelRect, at time: Double) -> Bool {
+        guard let lastFullPicture, time >= lastFullScan, time - lastFullScan < configuration.quietScanInterval,
+              !BlockMeans(thumbnail).changed(since: lastFullPicture, outside: area,
+                                             threshold: configuration.changeThreshold, shift: configuration.changeShift)
+        else { return false }
+        lastLook = time
+        quietSkips += 1
+        return true
     }
 
     private typealias Window = (area: PixelRect, minSize: Int, maxSize: Int)

@@ -1,14 +1,20 @@
 /// The running estimate shown while the camera measures or monitors: the
 /// same analyzer as the final result, on the newest frames, about once a
 /// second of media time (a few milliseconds each). Until the first confident
-/// estimate it tries at every call, so one arrives as soon as the signal allows.
+/// estimate it tries four times a second, so one arrives soon after the signal
+/// allows without running the analyzer on every frame of a camera with no face.
 package struct LiveReadout {
     /// Seconds of the newest frames analysed for each update: the heart rate
     /// is the newest 10 s window of the track, breathing needs the longer stretch.
     package var window = 20.0
     /// Seconds of pulse wave handed to the display.
     package var waveSeconds = 6.0
+    /// Media seconds between tries: once a second after a confident pulse, four
+    /// times a second before (every frame would cost a slow board its frame rate).
+    package var interval = 1.0
+    package var searchInterval = 0.25
     private var lastUpdate = -Double.infinity
+    private var lastTry = -Double.infinity
     package private(set) var reading: LiveReading?
 
     package init() {}
@@ -16,11 +22,14 @@ package struct LiveReadout {
     /// Updates from `frames` when a second has passed since the last estimate;
     /// returns the new reading, nil when nothing was recomputed.
     package mutating func update(frames: [SignalFrame], analyzer: VitalsAnalyzer) -> LiveReading? {
-        guard let last = frames.last?.time, last - lastUpdate >= 1 || last < lastUpdate else { return nil }
+        guard let last = frames.last?.time else { return nil }
+        let rewound = last < lastUpdate || last < lastTry
+        guard rewound || (last - lastUpdate >= interval && last - lastTry >= searchInterval) else { return nil }
+        lastTry = last
         let recent = Array(frames.suffix(while: { $0.time >= last - window }))
         guard let estimate = try? analyzer.analyze(recent) else { return nil }
-        // Until the first confident pulse every call tries again (a few times a
-        // second), so it arrives as soon as the signal allows; then once a second.
+        // Until the first confident pulse it tries again at the search interval, so
+        // it arrives soon after the signal allows; then once a second.
         if estimate.confidence >= ConfidenceModel.retry || reading?.heartRate != nil { lastUpdate = last }
         let wave = estimate.pulseWave.suffix(Int(waveSeconds * estimate.sampleRate))
         let peak = wave.map(abs).max() ?? 0
@@ -42,6 +51,7 @@ package struct LiveReadout {
     /// Forgets the last estimate (a new measurement starts).
     package mutating func reset() {
         lastUpdate = -.infinity
+        lastTry = -.infinity
         reading = nil
     }
 }

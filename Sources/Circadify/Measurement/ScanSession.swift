@@ -61,6 +61,8 @@ package actor ScanSession {
 
     /// The RGB preview (`imageOutput`) fits this square, every 3rd frame.
     package static let previewSide: UInt32 = 320
+    /// The preview renderer's pictures fit this square (a VGA frame whole), every frame.
+    package static let displaySide: UInt32 = 640
     /// 0.1 s less a 30 fps camera's jitter.
     private static let detectionInterval = 0.09
     /// Seconds of face frames kept before a measurement for the live readout.
@@ -69,6 +71,8 @@ package actor ScanSession {
     package nonisolated let input: SessionInput
     package nonisolated let mirrored: Bool
     package nonisolated let events: AsyncStream<CameraEvent>
+    /// Where each frame's `StageTiming` goes while someone observes it.
+    package nonisolated let stageTimings: StageTimingHub
     private let eventSink: AsyncStream<CameraEvent>.Continuation
     private let limits: Limits
     private let quality: QualityMonitor.Configuration
@@ -89,6 +93,12 @@ package actor ScanSession {
     private var tracking = false
     private var monitoring = false
     private var imageOutput = false
+    /// The preview renderers' pictures, fed while anyone subscribes.
+    private let feed: PreviewFeed?
+    /// The core's preview as last set: on, and every frame at full size for the feed.
+    private var previewShape: (on: Bool, feeding: Bool) = (false, false)
+    /// The last `imageOutput` picture's frame, so the feed's every-frame previews give it one in three.
+    private var lastImageSequence: UInt64?
     private var measurement: Measurement?
     private var lastFace: CircadifyScanFace?
     private var lastStatus: ValidationStatus?
@@ -105,6 +115,17 @@ package actor ScanSession {
     private var streamStart: Double?
     private var frameAspect = 4.0 / 3.0
     private var frameStep = 1.0 / 30
+    /// Whether the core times its stages now (follows `stageTimings.isObserved`).
+    private var coreTiming = false
+    /// The detector's share of the frame being handled, while timing.
+    private var detectorNanoseconds: Int64?
+    private var frameIntervalNanoseconds: Int64 = 0
+    private var decodes = false
+    /// What was negotiated with the camera (or read from the file), once open.
+    package private(set) var streamFormat: StreamFormat?
+    /// The source's counters as it stopped, for `pipelineCounters()` after the end.
+    private var finalCounters: PipelineCounters?
+    private let makePipeline: PipelineFactory
 
     private struct Measurement {
         /// Seconds to measure; nil: until the replay ends.
@@ -119,17 +140,30 @@ package actor ScanSession {
         var faceLastSeen: Double?
     }
 
+    /// Builds the scan pipeline for a session's quality configuration (the face detector's by default).
+    package typealias PipelineFactory = @Sendable (QualityMonitor.Configuration) throws(CircadifyError) -> ScanPipeline
+
     /// Nothing is opened or loaded here: `start()` does that, off the caller's actor.
     /// - Parameters:
     ///   - quality: the quality monitor's configuration (replays: no camera-tuning status).
     ///   - timestamps: capture times of a replay's frames, seconds (a recording with drops).
+    ///   - stageTimings: the observers of its stage timings (a camera's, shared by its sessions).
+    ///   - feed: where the preview renderers' pictures go (the camera's).
+    ///   - pipeline: builds the scan pipeline (tests give theirs a detector of their own).
     package init(_ input: SessionInput, mirrored: Bool, limits: Limits = Limits(),
-                 quality: QualityMonitor.Configuration? = nil, timestamps: [Double]? = nil) {
+                 quality: QualityMonitor.Configuration? = nil, timestamps: [Double]? = nil,
+                 stageTimings: StageTimingHub = StageTimingHub(), feed: PreviewFeed? = nil,
+                 pipeline: @escaping PipelineFactory = { quality throws(CircadifyError) in
+                     try ScanPipeline.withFaceDetector(quality: quality)
+                 }) {
         self.input = input
+        self.feed = feed
         self.mirrored = mirrored
         self.limits = limits
         self.quality = quality ?? .init(reportsCameraTuning: !input.isFile)
         self.timestamps = timestamps
+        self.stageTimings = stageTimings
+        makePipeline = pipeline
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
     }
 
@@ -153,12 +187,15 @@ package actor ScanSession {
 
     private func open() async throws(CircadifyError) {
         if stopRequested { throw .cancelled }
-        let pipeline = try ScanPipeline.withFaceDetector(quality: quality)
+        let pipeline = try makePipeline(quality)
         self.pipeline = pipeline
         let opened: FrameSource
         let samples: SampleStream
         do {
             opened = try FrameSource(input.sourceInput, configuration: configuration)
+            // Observed from the first frame on: timing goes on before the capture thread starts.
+            coreTiming = stageTimings.isObserved
+            if coreTiming { await opened.setStageTiming(true) }
             samples = try await opened.samples()
         } catch {
             throw CircadifyError(error, reading: input.sourceInput)
@@ -168,10 +205,15 @@ package actor ScanSession {
             throw .cancelled
         }
         source = opened
-        if imageOutput { await opened.setPreview(true) }
+        await applyPreviewShape()
         let format = opened.format
+        streamFormat = format
         if format.height > 0 { frameAspect = Double(format.width) / Double(format.height) }
-        if format.framesPerSecond > 0 { frameStep = 1 / format.framesPerSecond }
+        if format.framesPerSecond > 0 {
+            frameStep = 1 / format.framesPerSecond
+            frameIntervalNanoseconds = Int64((1e9 / format.framesPerSecond).rounded())
+        }
+        decodes = format.fourcc == "MJPG"
         if case .device = input {
             watchdog = Self.watch(opened, timeout: limits.frameTimeout) { [weak self] in await self?.frameTimeout() }
         }
@@ -183,7 +225,7 @@ package actor ScanSession {
         configuration.thumbnailWidth = UInt32(ScanPipeline.thumbnailSide)
         configuration.thumbnailHeight = 0 // fitted to the negotiated format
         configuration.thumbnailEvery = UInt32(ScanPipeline.thumbnailEvery)
-        configuration.previewSize = Self.previewSide
+        configuration.previewSize = feed == nil ? Self.previewSide : Self.displaySide
         configuration.previewEvery = 3
         if case .replay(_, let fps, let pace) = input {
             configuration.fps = fps
@@ -209,6 +251,7 @@ package actor ScanSession {
         watchdog?.cancel()
         finishMeasurement(.failure(.cancelled))
         await source.stop()
+        finalCounters = PipelineCounters(await source.statistics())
         await loop?.value
         await watchdog?.value
     }
@@ -229,7 +272,33 @@ package actor ScanSession {
     /// Turns the RGB pictures (`CameraEvent.image`) on or off.
     package func setImageOutput(_ on: Bool) async {
         imageOutput = on
-        await source?.setPreview(on)
+        await applyPreviewShape()
+    }
+
+    /// Sets the core's preview for who wants it: the feed's subscribers a
+    /// full-size picture every frame, `imageOutput` alone a small one every 3rd.
+    private func applyPreviewShape() async {
+        let feeding = feed?.isWanted ?? false
+        let shape = (on: imageOutput || feeding, feeding: feeding)
+        guard let source, shape != previewShape else { return }
+        previewShape = shape
+        if shape.on {
+            await source.setPreviewShape(maxSide: feeding ? Self.displaySide : Self.previewSide, every: feeding ? 1 : 3)
+        }
+        await source.setPreview(shape.on)
+    }
+
+    /// The newest preview to `imageOutput` (fitted, one frame in three) and the feed.
+    private func deliverPreview(at time: Double) async {
+        await applyPreviewShape()
+        guard previewShape.on, let image = await source?.takePreview() else { return }
+        if previewShape.feeding {
+            feed?.publish(PreviewSourceFrame(image: image, time: time, face: lastFace, mirrored: mirrored))
+        }
+        guard imageOutput else { return }
+        if previewShape.feeding, let last = lastImageSequence, image.sequence > last, image.sequence - last < 3 { return }
+        lastImageSequence = image.sequence
+        eventSink.yield(.image(image.fitted(maxSide: Self.previewSide)))
     }
 
     /// Measures for `duration` seconds once the camera has settled and a face is
@@ -259,7 +328,11 @@ package actor ScanSession {
     package func measure(duration: Double?, progress: @escaping @Sendable (ScanProgress) -> Void = { _ in })
         async throws(CircadifyError) -> [SignalFrame] {
         // Capture that ended before the measurement was asked for says why.
-        if hasEnded { throw endedWith ?? .captureFailed("\(path) has ended; start the camera again") }
+        if hasEnded {
+            if let endedWith { throw endedWith }
+            if input.isFile { throw replayEndedFirst(duration: duration) }
+            throw .captureFailed("\(path) has ended; start the camera again")
+        }
         guard source != nil, let pipeline else {
             throw .captureFailed("the camera is not running; start it first")
         }
@@ -292,7 +365,12 @@ package actor ScanSession {
     private func run(_ samples: SampleStream, pipeline: ScanPipeline) async {
         var failure: CircadifyError?
         do {
-            for try await sample in samples { await handle(sample, pipeline: pipeline) }
+            for try await sample in samples {
+                // Once stopped, what is left in the ring is dropped: on a board that fell
+                // behind, processing the backlog would hold the camera for seconds.
+                if stopRequested { break }
+                await handle(sample, pipeline: pipeline)
+            }
         } catch let error as CoreError {
             failure = input.isFile ? .captureFailed("\(path): \(error.message)") : .captureFailed(error.message)
         } catch {
@@ -307,6 +385,7 @@ package actor ScanSession {
             // Capture ended on its own (unplugged, failed, hung, end of file): release the camera.
             self.source = nil
             await source.stop()
+            finalCounters = PipelineCounters(await source.statistics())
         }
         if let m = measurement {
             if failure == nil, !stoppedOnRequest, m.duration == nil, m.measuringFrom != nil {
@@ -324,6 +403,15 @@ package actor ScanSession {
         switch input {
         case .device(let path), .replay(let path, _, _): path
         }
+    }
+
+    /// The error for a replay that reached its end before the measurement was asked
+    /// for: a file of a few frames is read before the caller gets there.
+    private func replayEndedFirst(duration: Double?) -> CircadifyError {
+        let held = ((lastTime + frameStep) * 1000).rounded() / 1000
+        let wanted = duration.map { "the \(Self.seconds($0)) s measurement" } ?? "the measurement"
+        return .captureFailed("\(path) holds only \(Self.seconds(held, tenths: true)) s of video and ended "
+            + "before \(wanted) began; start the camera again to replay it")
     }
 
     /// The error for a replay that ended before the measurement did.
@@ -358,7 +446,53 @@ package actor ScanSession {
         return value == value.rounded() ? String(Int(value)) : String(value)
     }
 
-    private func handle(_ raw: FrameSample, pipeline: ScanPipeline) async {
+    /// The frame counts of the source since it started: live while it runs,
+    /// as it stopped after; nil before it opened.
+    package func pipelineCounters() async -> PipelineCounters? {
+        if let source { return PipelineCounters(await source.statistics()) }
+        return finalCounters
+    }
+
+    /// One sample through the driver, timed for `stageTimings` while observed.
+    private func handle(_ sample: FrameSample, pipeline: ScanPipeline) async {
+        if stageTimings.isObserved != coreTiming { await syncStageTiming() }
+        guard stageTimings.isObserved else { return await process(sample, pipeline: pipeline) }
+        let taken = StageTimingHub.now()
+        detectorNanoseconds = nil
+        await process(sample, pipeline: pipeline)
+        stageTimings.yield(timing(of: sample, takenAt: taken, doneAt: StageTimingHub.now()))
+    }
+
+    /// Switches the core's stage timing on while someone observes, off when nobody does.
+    private func syncStageTiming() async {
+        guard let source else { return }
+        coreTiming = stageTimings.isObserved
+        await source.setStageTiming(coreTiming)
+    }
+
+    /// The frame's stage times: the core's from its sample, the driver's from
+    /// when it took the sample (`taken`) and finished with it (`done`).
+    private func timing(of sample: FrameSample, takenAt taken: Int64, doneAt done: Int64) -> StageTiming {
+        var timing = StageTiming(sequence: sample.sequence, captureNanoseconds: sample.timestampNanoseconds,
+                                 frameIntervalNanoseconds: frameIntervalNanoseconds,
+                                 droppedBefore: sample.droppedBefore, corruptBefore: sample.errorsBefore,
+                                 overflowBefore: sample.overflowBefore)
+        if sample.dequeuedNanoseconds > 0 { // timed on the capture thread
+            timing.set(.dequeue, nanoseconds: sample.dequeuedNanoseconds - sample.timestampNanoseconds)
+            if decodes { timing.set(.decode, nanoseconds: Int64(sample.decodeNanoseconds)) }
+            timing.set(.kernels, nanoseconds: Int64(sample.kernelsNanoseconds))
+            if sample.thumbnailNanoseconds > 0 {
+                timing.set(.thumbnail, nanoseconds: Int64(sample.thumbnailNanoseconds))
+            }
+        }
+        timing.set(.ringResidence, nanoseconds: taken - sample.processedNanoseconds)
+        timing.set(.detector, nanoseconds: detectorNanoseconds)
+        timing.set(.analysis, nanoseconds: done - taken - (detectorNanoseconds ?? 0))
+        timing.set(.endToEnd, nanoseconds: done - sample.timestampNanoseconds)
+        return timing
+    }
+
+    private func process(_ raw: FrameSample, pipeline: ScanPipeline) async {
         var sample = raw
         if let timestamps {
             let index = Int(sample.sequence)
@@ -393,14 +527,16 @@ package actor ScanSession {
         if let thumbnail, thumbnail.sequence <= sample.sequence {
             self.thumbnail = nil
             lastDetection = time
+            let detecting = coreTiming ? StageTimingHub.now() : 0
             do {
                 if let regions = try pipeline.consume(thumbnail: thumbnail, at: time) { await publish(regions) }
             } catch {
                 finishMeasurement(.failure(error))
             }
             publishFaceAndQuality(pipeline)
+            if coreTiming { detectorNanoseconds = StageTimingHub.now() - detecting }
         }
-        if imageOutput, let image = await source?.takePreview() { eventSink.yield(.image(image)) }
+        await deliverPreview(at: time)
         if measurement == nil {
             pipeline.forget(before: time - 2 * Self.preRoll)
             if monitoring, let reading = readout.update(frames: pipeline.frames, analyzer: analyzer) {

@@ -16,21 +16,23 @@ struct CLIProcess {
         var signalled: Bool
     }
 
-    static func binary() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["CIRCADIFY_BINARY"], !path.isEmpty {
+    /// `product`'s binary: beside the test runner, or `CIRCADIFY_BINARY` for `circadify`.
+    static func binary(_ product: String = "circadify") throws -> URL {
+        if product == "circadify", let path = ProcessInfo.processInfo.environment["CIRCADIFY_BINARY"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
         let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let candidate = runner.deletingLastPathComponent().appendingPathComponent("circadify")
+        let candidate = runner.deletingLastPathComponent().appendingPathComponent(product)
         try #require(FileManager.default.isExecutableFile(atPath: candidate.path),
-                     "no circadify binary at \(candidate.path): run `swift build --product circadify` first")
+                     "no \(product) binary at \(candidate.path): run `swift build --product \(product)` first")
         return candidate
     }
 
-    /// Runs `circadify arguments`; `whileRunning` may signal the process. Kills it after `timeout`.
-    static func run(_ arguments: [String], timeout: Duration = .seconds(120),
+    /// Runs `circadify arguments` (or another of the package's programs, `product`);
+    /// `whileRunning` may signal the process. Kills it after `timeout`.
+    static func run(_ arguments: [String], product: String = "circadify", timeout: Duration = .seconds(120),
                     whileRunning: (Process) async throws -> Void = { _ in }) async throws -> Output {
-        try await launch(try binary(), arguments, timeout: timeout, whileRunning: whileRunning)
+        try await launch(try binary(product), arguments, timeout: timeout, whileRunning: whileRunning)
     }
 
     /// Runs `script` with /bin/sh, the binary's path in `$CIRCADIFY`: for what `Process` cannot
@@ -61,7 +63,7 @@ struct CLIProcess {
         while process.isRunning {
             if ContinuousClock.now > deadline {
                 process.terminate()
-                Issue.record("circadify \(arguments.joined(separator: " ")) still running after \(timeout); killed")
+                Issue.record("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) still running after \(timeout); killed")
                 break
             }
             try await Task.sleep(for: .milliseconds(20))

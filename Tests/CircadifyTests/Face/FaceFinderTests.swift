@@ -51,6 +51,46 @@ import Testing
         #expect(finder.fullScans <= 12, "\(finder.fullScans) whole-frame searches of \(calls) calls")
     }
 
+    /// A still picture is searched whole only every `quietScanInterval`; a face
+    /// coming into it is found by the next due search all the same, within
+    /// `fullScanInterval` of coming in.
+    @Test func aStillPictureIsSearchedWholeLessOftenAndANewFaceAtOnce() throws {
+        let luma = try FaceDetectorTests.image("two-faces.jpg")
+        let detector = try FaceDetector(maxWidth: luma.width, maxHeight: luma.height)
+        let faces = try detector.detect(luma: luma.pixels, width: luma.width, height: luma.height)
+        try #require(faces.count == 2)
+        let (kept, hidden) = (faces[0], faces[1])
+        // The picture before the second face comes in: its box (and a fifth around it) flat grey.
+        var pixels = luma.pixels
+        let margin = hidden.width / 5
+        for y in max(0, hidden.y - margin)..<min(luma.height, hidden.y + hidden.height + margin) {
+            for x in max(0, hidden.x - margin)..<min(luma.width, hidden.x + hidden.width + margin) {
+                pixels[y * luma.width + x] = 128
+            }
+        }
+        let before = LumaThumbnail(width: luma.width, height: luma.height, sequence: 0, pixels: pixels)
+        let after = LumaThumbnail(width: luma.width, height: luma.height, sequence: 0, pixels: luma.pixels)
+        let w = Float(luma.width), h = Float(luma.height)
+        let box = NormalizedRect(x: Float(kept.x) / w, y: Float(kept.y) / h,
+                                 width: Float(kept.width) / w, height: Float(kept.height) / h)
+        let finder = FaceFinder(detector: detector)
+        // 4 s of the still picture, 10 calls a second: whole searches at 0 s and 3 s only.
+        for call in 0..<40 {
+            let result = try finder.find(in: before, tracked: box, at: Double(call) / 10)
+            #expect(result.all.count == 1, "call \(call): \(result)")
+        }
+        #expect(finder.fullScans == 2, "\(finder.fullScans) whole-frame searches")
+        #expect(finder.quietSkips == 2, "\(finder.quietSkips) skipped")
+        // The second face comes in at 4 s.
+        var seenAt: Double?
+        for call in 40..<60 where seenAt == nil {
+            let time = Double(call) / 10
+            if try finder.find(in: after, tracked: box, at: time).all.count == 2 { seenAt = time }
+        }
+        let seen = try #require(seenAt, "the second face was never found")
+        #expect(seen - 4 <= finder.configuration.fullScanInterval + 0.05, "found at \(seen) s")
+    }
+
     /// The detections of every thumbnail, and the finder's counts.
     private func track(_ path: String, finder configuration: FaceFinder.Configuration) async throws
         -> ([[NormalizedRect]], FaceFinder) {

@@ -1,0 +1,69 @@
+/* A minimal test harness for the C core's own test runner (no Swift, so it runs on any
+ * target the core cross-builds for, under qemu-user or on a board).
+ *
+ * A test is a `void f(void)`; CHECK* record a failure with its place and keep going, so
+ * one run reports every broken expectation. The runner counts a test as failed when any
+ * check in it failed. */
+#ifndef CTEST_H
+#define CTEST_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/** Failed checks so far in the whole run (the runner compares before and after a test). */
+extern unsigned ctest_failures;
+
+void ctest_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#define CHECK(cond)                                                                                  \
+    do {                                                                                             \
+        if (!(cond)) ctest_fail(__FILE__, __LINE__, "%s", #cond);                                    \
+    } while (0)
+
+#define CHECK_INT(actual, expected)                                                                  \
+    do {                                                                                             \
+        long long a_ = (long long)(actual), e_ = (long long)(expected);                              \
+        if (a_ != e_) ctest_fail(__FILE__, __LINE__, "%s == %lld, expected %lld", #actual, a_, e_);  \
+    } while (0)
+
+#define CHECK_NEAR(actual, expected, tolerance)                                                      \
+    do {                                                                                             \
+        double a_ = (double)(actual), e_ = (double)(expected);                                       \
+        if (!(fabs(a_ - e_) <= (tolerance)))                                                         \
+            ctest_fail(__FILE__, __LINE__, "%s == %.6g, expected %.6g ± %g", #actual, a_, e_,        \
+                       (double)(tolerance));                                                         \
+    } while (0)
+
+/** Stops the current test (after recording the failure) when a precondition fails. */
+#define REQUIRE(cond)                                                                                \
+    do {                                                                                             \
+        if (!(cond)) {                                                                               \
+            ctest_fail(__FILE__, __LINE__, "required: %s", #cond);                                   \
+            return;                                                                                  \
+        }                                                                                            \
+    } while (0)
+
+/** Iteration counts scale with CTEST_SCALE (default 1), for a quick run or a long soak. */
+uint64_t ctest_scaled(uint64_t iterations);
+
+/** A path for a scratch file, unique to this process. */
+void ctest_temp_path(char *out, size_t size, const char *name);
+
+/* The tests, one group per module. */
+void test_ring_single_thread(void);
+void test_ring_two_thread_stress(void);
+void test_ring_two_thread_stress_samples(void);
+void test_spectrum_sine(void);
+void test_spectrum_pulse_with_harmonic(void);
+void test_spectrum_errors(void);
+void test_jpeg_round_trip(void);
+void test_jpeg_scaled_decode(void);
+void test_jpeg_corrupt(void);
+void test_roi_means_and_skin_mask(void);
+void test_processor_sample_and_thumbnail(void);
+void test_processor_gaps_and_flags(void);
+void test_source_file_replay(void);
+void test_source_file_errors(void);
+
+#endif

@@ -1,0 +1,87 @@
+/* The C core's test runner: every test in order, one line each with its time, then
+ * `ctests: N passed, N failed` (the line Tools/run-tests.sh counts). Exit status 1 if any
+ * failed. `ctest NAME...` runs only the tests whose names contain one of the words. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctest.h"
+
+unsigned ctest_failures;
+
+void ctest_fail(const char *file, int line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stdout, "    %s:%d: ", file, line);
+    vfprintf(stdout, fmt, ap);
+    fputc('\n', stdout);
+    va_end(ap);
+    ctest_failures++;
+}
+
+uint64_t ctest_scaled(uint64_t iterations) {
+    const char *scale = getenv("CTEST_SCALE");
+    double s = scale ? atof(scale) : 1.0;
+    if (!(s > 0)) s = 1.0;
+    uint64_t n = (uint64_t)(iterations * s);
+    return n ? n : 1;
+}
+
+void ctest_temp_path(char *out, size_t size, const char *name) {
+    const char *dir = getenv("TMPDIR");
+    snprintf(out, size, "%s/ccore-ctest-%ld-%s", dir && *dir ? dir : "/tmp", (long)getpid(), name);
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+#define TEST(name) {#name, name}
+static const struct {
+    const char *name;
+    void (*run)(void);
+} tests[] = {
+    TEST(test_ring_single_thread),
+    TEST(test_ring_two_thread_stress),
+    TEST(test_ring_two_thread_stress_samples),
+    TEST(test_spectrum_sine),
+    TEST(test_spectrum_pulse_with_harmonic),
+    TEST(test_spectrum_errors),
+    TEST(test_jpeg_round_trip),
+    TEST(test_jpeg_scaled_decode),
+    TEST(test_jpeg_corrupt),
+    TEST(test_roi_means_and_skin_mask),
+    TEST(test_processor_sample_and_thumbnail),
+    TEST(test_processor_gaps_and_flags),
+    TEST(test_source_file_replay),
+    TEST(test_source_file_errors),
+};
+
+static int selected(const char *name, int argc, char **argv) {
+    if (argc < 2) return 1;
+    for (int i = 1; i < argc; i++)
+        if (strstr(name, argv[i])) return 1;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    unsigned passed = 0, failed = 0;
+    double start = now_ms();
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        if (!selected(tests[i].name, argc, argv)) continue;
+        unsigned before = ctest_failures;
+        double t0 = now_ms();
+        tests[i].run();
+        double ms = now_ms() - t0;
+        int ok = ctest_failures == before;
+        printf("%s %s (%.0f ms)\n", ok ? "PASS" : "FAIL", tests[i].name + strlen("test_"), ms);
+        ok ? passed++ : failed++;
+    }
+    printf("ctests: %u passed, %u failed (%.1f s)\n", passed, failed, (now_ms() - start) / 1e3);
+    return failed || passed == 0 ? 1 : 0;
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `circadify preview` as a person runs it: clear errors for what cannot work (exit status
+/// and message), and a clean stop on SIGINT or SIGTERM that frees the port.
+@Suite(.serialized) struct PreviewCommandTests {
+    @Test func aMissingCameraIsNamed() async throws {
+        let run = try await CLIProcess.run(["preview", "--device", "/dev/video99", "--port", "0"])
+        #expect(!run.signalled)
+        #expect(run.status == 10, "cameraNotAvailable: \(run.stderr)")
+        #expect(run.stderr.contains("/dev/video99: No camera on this device"), "\(run.stderr)")
+        #expect(run.stderr.contains("circadify devices"))
+    }
+
+    @Test func aMissingFileIsNamed() async throws {
+        let run = try await CLIProcess.run(["preview", "--input", "/nonexistent/clip.y4m", "--port", "0"])
+        #expect(run.status == 30, "captureFailed: \(run.stderr)")
+        #expect(run.stderr.contains("cannot open /nonexistent/clip.y4m: No such file or directory"), "\(run.stderr)")
+    }
+
+    @Test(arguments: [
+        (["--bind", "localhost"], "'localhost' is not an IP address"),
+        (["--bind", "10.1.2.3.4"], "'10.1.2.3.4' is not an IP address"),
+        (["--port", "70000"], "a port is a whole number from 1 to 65535"),
+        (["--port", "-1"], "a port is a whole number from 1 to 65535"),
+        (["--device", "/dev/video0", "--input", "a.y4m"], "give --device or --input, not both"),
+        (["--duration", "2"], "a duration is a number of seconds from 5"),
+    ])
+    func badArgumentsAreUsageErrors(_ arguments: [String], _ message: String) async throws {
+        let run = try await CLIProcess.run(["preview"] + arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+    }
+
+    @Test func aPortInUseIsNamed() async throws {
+        let listener = try Listener()
+        // The port is taken before anything is opened: the file does not even need to exist.
+        let run = try await CLIProcess.run(["preview", "--input", "/nonexistent.y4m", "--port", String(listener.port)])
+        #expect(run.status == 69)
+        #expect(run.stderr.contains("port \(listener.port) on 127.0.0.1 is already in use"), "\(run.stderr)")
+    }
+
+    @Test func anAddressOfAnotherMachineIsNamed() async throws {
+        let run = try await CLIProcess.run(["preview", "--bind", "192.0.2.1", "--port", "0"])
+        #expect(run.status == 69)
+        #expect(run.stderr.contains("192.0.2.1 is not an address of this machine"), "\(run.stderr)")
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalStopsTheServerCleanlyAndFreesThePort(_ signal: Int32) async throws {
+        let clip = try await ReplayClip.render("still", seconds: 6)
+        defer { clip.cleanUp() }
+        let port = try Listener().port // free again once the listener is gone
+        var served = false
+        let run = try await CLIProcess.run(["preview", "--input", clip.path, "--port", String(port)],
+                                           timeout: .seconds(60)) { process in
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline, process.isRunning, !served {
+                served = Self.answers(port: port)
+                if !served { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            kill(process.processIdentifier, signal)
+        }
+        #expect(served, "the page was served on port \(port): \(run.stderr)")
+        #expect(!run.signalled)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("http://127.0.0.1:\(port)/"))
+        #expect(run.stderr.contains("stopped, camera released"), "\(run.stderr)")
+        #expect(throws: Never.self, "the port is free again") { _ = try Listener(port: port) }
+    }
+
+    /// Whether GET / on the port answers 200.
+    private static func answers(port: Int) -> Bool {
+        guard let listener = try? Listener.connect(port: port) else { return false }
+        defer { close(listener) }
+        var wait = timeval(tv_sec: 2, tv_usec: 0) // never hold a pool thread long on a server that hangs
+        setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        let request = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(listener, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { recv(listener, $0.baseAddress, $0.count, 0) }
+        return count > 0 && String(decoding: buffer.prefix(count), as: UTF8.self).hasPrefix("HTTP/1.1 200")
+    }
+}
+
+/// A listening TCP socket on 127.0.0.1 (port 0: any free one), closed on deinit.
+private final class Listener {
+    struct Failure: Error { var message: String }
+    let fd: Int32
+    let port: Int
+
+    init(port: Int = 0) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.address(port: port)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 4) == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw Failure(message: message)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.fd = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(fd) }
+
+    static func connect(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = address(port: port)
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else {
+            close(fd)
+            throw Failure(message: String(cString: strerror(errno)))
+        }
+        return fd
+    }
+
+    private static func address(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+}
