@@ -53,10 +53,17 @@ struct Accuracy: AsyncParsableCommand {
     var cache: String?
     @Flag(help: "Fit the confidence map on these clips and print it (use with --split tune).") var fitConfidence = false
     @Option(help: "Write reliability.svg and bland-altman.svg into this folder.") var plots: String?
+    @Option(help: "Also score shorter scans cut from each clip, these lengths in seconds (e.g. 8,10,12,15): summarized apart, and fitted on with --fit-confidence.")
+    var cuts: String?
+
+    var cutLengths: [Double] { cuts?.split(separator: ",").compactMap { Double($0) } ?? [] }
 
     func validate() throws {
         if seeds < 1 { throw ValidationError("--seeds must be at least 1") }
         if duration < 10 { throw ValidationError("--duration must be at least 10 seconds") }
+        if cuts != nil, cutLengths.isEmpty || cutLengths.contains(where: { !($0 >= 5) }) {
+            throw ValidationError("--cuts must be lengths of at least 5 seconds, comma-separated")
+        }
         if parsedSize == nil { throw ValidationError("--size must look like 640x480 (even numbers)") }
         let unknown = (scenarios?.split(separator: ",").map(String.init) ?? [])
             .filter { !ClipRenderer.scenarioNames.contains($0) }
@@ -79,6 +86,21 @@ struct Accuracy: AsyncParsableCommand {
         print()
         print(report.confidenceSummary())
         print(report.timingSummary())
+        let cutScores = scores.flatMap { $0.cuts ?? [] }
+        if !cutScores.isEmpty {
+            print()
+            print("Shorter scans cut from these clips (\(cuts ?? "")):")
+            print(AccuracyReport(scores: cutScores).confidenceSummary())
+            for length in cutLengths {
+                let these = cutScores.filter { $0.clip.hasSuffix(String(format: "+%.0f", length)) }
+                let free = these.filter { !$0.pulsePresent }.compactMap(\.confidence)
+                let pulse = these.filter { $0.pulsePresent && $0.truthHeartRate != nil }
+                let sure = pulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.reliable }
+                let wrong = sure.filter { abs($0.heartRateError ?? .infinity) > 3 }
+                print(String(format: "  %.0f s: %d/%d pulse scans at >= 0.7 (%d off by > 3 bpm); pulse-free max %.2f over %d",
+                             length, sure.count, pulse.count, wrong.count, free.max() ?? 0, free.count))
+            }
+        }
         print(String(format: "%d clips in %.0f s", scores.count, Date().timeIntervalSince(started)))
         if let plots {
             let folder = URL(fileURLWithPath: plots)
@@ -91,7 +113,7 @@ struct Accuracy: AsyncParsableCommand {
         }
         if fitConfidence {
             print()
-            print(try ConfidenceFit.fit(scores).swiftSource())
+            print(try ConfidenceFit.fit(scores + cutScores).swiftSource())
         }
         if let jsonOut {
             let encoder = JSONEncoder()
@@ -136,7 +158,7 @@ struct Accuracy: AsyncParsableCommand {
                                                                                                source: regions).path) {
                     let truth = try GroundTruthFile.load(FrameCache.truthURL(cacheURL, clip: clipName))
                     scores.append(report(await ClipEvaluator.score(video: nil, truth: truth, name: clipName,
-                                                                   regions: regions, cache: cacheURL)))
+                                                                   regions: regions, cache: cacheURL, cuts: cutLengths)))
                     continue
                 }
                 let clip = try ClipRenderer.render(scenario: name, seed: UInt32(seed), into: folder,
@@ -153,7 +175,7 @@ struct Accuracy: AsyncParsableCommand {
                 }
                 let truth = try GroundTruthFile.load(clip.truth)
                 scores.append(report(await ClipEvaluator.score(video: clip.video, truth: truth, name: clipName,
-                                                               regions: regions, cache: cacheURL)))
+                                                               regions: regions, cache: cacheURL, cuts: cutLengths)))
             }
         }
         return scores

@@ -31,6 +31,8 @@ struct ClipScore: Codable {
     var breathing: [String]?
     /// The reliability signals behind the confidence (ConfidenceModel.featureNames), for fitting it.
     var reliability: [Double]?
+    /// Shorter scans cut from this clip's frames (`--cuts`), scored on the heart rate alone.
+    var cuts: [ClipScore]?
 
     var heartRateError: Double? {
         guard let heartRate, let truthHeartRate else { return nil }
@@ -50,7 +52,7 @@ enum ClipEvaluator {
     /// Measures `video` (or reads its frames from `cache`, keeping them there when
     /// measured) and scores it.
     static func score(video: URL?, truth: GroundTruthFile, name: String, regions source: RegionSource,
-                      cache: URL? = nil) async -> ClipScore {
+                      cache: URL? = nil, cuts: [Double] = []) async -> ClipScore {
         let started = Date()
         var score = ClipScore(clip: name, scenario: truth.scenario, pulsePresent: truth.pulsePresent,
                               truthHeartRate: truth.meanHeartRate, truthRespiratoryRate: truth.respiratoryRate,
@@ -73,6 +75,7 @@ enum ClipEvaluator {
             } else {
                 throw ValidationError("\(name): no video and no cached frames")
             }
+            if !cuts.isEmpty { score.cuts = cutScores(frames, truth: truth, name: name, lengths: cuts) }
             let analysisStart = Date()
             let estimate = try VitalsAnalyzer().analyze(frames)
             score.analysisSeconds = Date().timeIntervalSince(analysisStart)
@@ -103,6 +106,40 @@ enum ClipEvaluator {
         }
         score.seconds = Date().timeIntervalSince(started)
         return score
+    }
+
+    /// Shorter scans made of the clip's frames: for each length, every whole stretch of it from
+    /// the first frame on, back to back (a 30 s clip gives three 10 s scans). Each is scored on
+    /// its heart rate against the truth's over the same stretch, and keeps its reliability
+    /// signals, so the confidence can be fitted on scans of every length a user may ask for.
+    static func cutScores(_ frames: [SignalFrame], truth: GroundTruthFile, name: String, lengths: [Double]) -> [ClipScore] {
+        guard let first = frames.first?.time, let last = frames.last?.time else { return [] }
+        let origin = truth.frameTimes?.first ?? 0
+        var scores = [ClipScore]()
+        for length in lengths {
+            var start = first
+            while start + length <= last + 0.5 / max(truth.fps, 1) {
+                let slice = frames.filter { $0.time >= start && $0.time < start + length }
+                var score = ClipScore(clip: String(format: "%@@%.0f+%.0f", name, start - first, length), scenario: truth.scenario,
+                                      pulsePresent: truth.pulsePresent,
+                                      truthHeartRate: truth.heartRate(from: start - origin, to: start + length - origin),
+                                      windows: [], seconds: 0)
+                do {
+                    let estimate = try VitalsAnalyzer().analyze(slice)
+                    score.heartRate = estimate.heartRate
+                    score.confidence = estimate.confidence
+                    score.snr = estimate.quality.snr
+                    score.consistency = estimate.quality.consistency
+                    score.skinCoverage = estimate.quality.skinCoverage
+                    score.reliability = ConfidenceModel.features(estimate.quality)
+                } catch {
+                    score.failure = "\(error)"
+                }
+                scores.append(score)
+                start += length
+            }
+        }
+        return scores
     }
 
     static func measure(video: URL, truth: GroundTruthFile, source: RegionSource) async throws -> [SignalFrame] {

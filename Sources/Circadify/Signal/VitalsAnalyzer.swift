@@ -14,6 +14,8 @@ package final class VitalsAnalyzer {
         /// Sliding-window length and hop for the heart-rate track, seconds.
         package var window = 10.0
         package var hop = 1.0
+        /// The length of the non-overlapping windows the consistency is counted over, seconds.
+        package var independentWindow = 5.0
         /// The shortest stretch a heart rate is read from, seconds.
         package var minimumDuration = 5.0
         package init() {}
@@ -92,9 +94,10 @@ package final class VitalsAnalyzer {
         let waveRates = spectra.map { HeartRateTracker.candidates(psd: $0, binHz: whole.binHz).first.map { $0.frequency * 60 } }
         let waveAgreement = Double(waveRates.filter { rate in rate.map { abs($0 - heartRate) <= 3 } ?? false }.count)
             / Double(max(waveRates.count, 1))
-        let consistent = windows.filter { w in w.candidates.first.map { abs($0.frequency * 60 - heartRate) <= 5 } ?? false }
+        let independent = try independentWindows(fused, trace: trace)
+        let consistent = independent.filter { w in w.candidates.first.map { abs($0.frequency * 60 - heartRate) <= 5 } ?? false }
         let quality = SignalQuality(
-            snr: snr, consistency: windows.isEmpty ? 0 : Double(consistent.count) / Double(windows.count),
+            snr: snr, consistency: independent.isEmpty ? 0 : Double(consistent.count) / Double(independent.count),
             methodsAgree: agree,
             skinCoverage: SignalMath.mean(trace.skin.map { SignalMath.mean($0) }),
             gapFraction: Double(trace.count - usable) / Double(max(trace.count, 1)),
@@ -102,7 +105,7 @@ package final class VitalsAnalyzer {
             stepsPerMinute: Double(steps.count) / trace.duration * 60,
             waveAgreement: waveAgreement,
             motion: trace.faceCenterY.map { SignalMath.standardDeviation(SignalMath.detrended($0)) } ?? 0,
-            lightShare: lightShare)
+            lightShare: lightShare, windows: independent.count)
 
         // Beat intervals are only as good as the pulse wave: a noisy wave jitters every beat
         // time and inflates HRV, so HRV is reported only with a reliable heart rate and a clean wave.
@@ -153,6 +156,30 @@ package final class VitalsAnalyzer {
             }
             if end == wave.count { break }
             end = min(end + hop, wave.count)
+        }
+        return windows
+    }
+
+    /// Windows that share no sample, tiled back from the end: `independentWindow` long at most
+    /// and half the stretch at most, so even the shortest scan has two. Only these count for the
+    /// consistency: overlapping windows agreeing are mostly the same samples agreeing with
+    /// themselves, which a short pulse-free stretch does as readily as a pulse. How many agree
+    /// is the evidence (a 30 s scan can show six, a 10 s scan two).
+    private func independentWindows(_ wave: [Double], trace: UniformTrace) throws(Failure) -> [PulseWindow] {
+        let length = min(Int(configuration.independentWindow * configuration.rate), wave.count / 2)
+        guard length >= 2 else { return [] }
+        var windows = [PulseWindow]()
+        var end = wave.count
+        while end - length >= 0 {
+            let start = end - length
+            // A window mostly inside a long gap says nothing, and is not counted.
+            if trace.unreliable[start..<end].filter({ $0 }).count * 4 < length {
+                let analyzer = try spectrumFor(length: length)
+                windows.append(PulseWindow(time: Double(end) / configuration.rate,
+                                           candidates: HeartRateTracker.candidates(psd: welch(analyzer, Array(wave[start..<end])),
+                                                                                   binHz: analyzer.binHz)))
+            }
+            end = start
         }
         return windows
     }

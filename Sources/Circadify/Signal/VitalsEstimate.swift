@@ -34,7 +34,8 @@ package struct HeartRateReading: Sendable, Equatable {
 package struct SignalQuality: Sendable, Equatable {
     /// de Haan SNR of the fused pulse at the heart rate, dB.
     package var snr: Double
-    /// Share of sliding windows whose strongest candidate agrees with the heart rate (±5 bpm).
+    /// Share of the non-overlapping windows (`windows` of them) whose strongest candidate agrees
+    /// with the heart rate (±5 bpm).
     package var consistency: Double
     /// Each method's own pulse wave (POS, CHROM, and green when the light is steady) gives
     /// the same heart rate (±3 bpm).
@@ -57,4 +58,8 @@ package struct SignalQuality: Sendable, Equatable {
     /// the face's green does: near 0.2 on a steady camera (the face's own pulse), 1 or more
     /// when the exposure hunts or the light flickers slowly, which can pass for a pulse.
     package var lightShare: Double = 0
+    /// How many non-overlapping windows `consistency` is a share of (5 s each, or half the
+    /// stretch when shorter): six in a 30 s scan, two in a 10 s one. The windows that agree,
+    /// `consistency` × `windows`, are the evidence the confidence weighs.
+    package var windows = 6
 }
