@@ -23,10 +23,10 @@ package enum ConfidenceModel {
 
     /// The reliability signals the probability is fitted on, by name.
     package static let featureNames = ["snr", "agreeingWindows", "methodsAgree", "waveAgreement", "stepsPerMinute", "motion",
-                                       "droppedFraction", "lightShare"]
+                                       "droppedFraction", "lightShare", "swayHarmonics"]
 
     /// Which way each signal may move the confidence (+1 up, -1 down), as physics says.
-    package static let featureSigns: [Double] = [1, 1, 1, 1, -1, -1, -1, -1]
+    package static let featureSigns: [Double] = [1, 1, 1, 1, -1, -1, -1, -1, -1]
 
     /// `q` as numbers in the order of `featureNames` (an infinite SNR clamped to ±20 dB, the light
     /// share to 5). The windows' agreement counts as the number of non-overlapping windows that
@@ -34,21 +34,21 @@ package enum ConfidenceModel {
     package static func features(_ q: SignalQuality) -> [Double] {
         let snr = q.snr.isFinite ? min(max(q.snr, -20), 20) : (q.snr > 0 ? 20 : -20)
         return [snr, q.consistency * Double(q.windows), q.methodsAgree ? 1 : 0, q.waveAgreement, q.stepsPerMinute, q.motion, q.droppedFraction,
-                min(q.lightShare, 5)]
+                min(q.lightShare, 5), q.swayHarmonics]
     }
 
     // Fitted by `circadify-accuracy --split tune --seeds 6 --fit-confidence` (README, "Ground-truth
     // videos and accuracy"); refit and paste when the pipeline changes.
-    // Confidence map fitted on 1061 clips (656 within ±3 bpm), mean log-loss 0.321.
-    // Features: snr, agreeingWindows, methodsAgree, waveAgreement, stepsPerMinute, motion, droppedFraction, lightShare.
+    // Confidence map fitted on 1061 clips (656 within ±3 bpm), mean log-loss 0.320.
+    // Features: snr, agreeingWindows, methodsAgree, waveAgreement, stepsPerMinute, motion, droppedFraction, lightShare, swayHarmonics.
     package static let fitted = LogisticModel(
-        means: [1.2398, 1.5542, 0.55608, 0.53872, 4.9128, 0.00556, 0.0040571, 0.2849],
-        scales: [3.4935, 1.1577, 0.49685, 0.2891, 16.984, 0.0037111, 0.016861, 0.23708],
-        weights: [0.83593, 0.96772, 0.0082271, 1.262, -0.10022, -0.33947, 0, -0.64155],
-        intercept: 1.2085)
+        means: [1.2398, 1.5542, 0.55608, 0.53872, 4.9128, 0.00556, 0.0040571, 0.2849, 0.042042],
+        scales: [3.4935, 1.1577, 0.49685, 0.2891, 16.984, 0.0037111, 0.016861, 0.23708, 0.05345],
+        weights: [0.84351, 0.95657, 0.0038295, 1.2429, -0.093042, -0.34285, 0, -0.64876, -0.095186],
+        intercept: 1.2195)
     // Band edges: right 98.5% of the time above the first on the tuning split; every tuning pulse-free input 0.5 log-odds below the second (and above it once in 1000 on a normal, where that fits below the first).
-    package static let reliableProbability = 0.9681
-    package static let retryProbability = 0.9361
+    package static let reliableProbability = 0.9676
+    package static let retryProbability = 0.9352
 
     /// The probability that the heart rate is within ±3 bpm.
     package static func probability(_ q: SignalQuality) -> Double {

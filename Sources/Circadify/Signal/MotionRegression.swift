@@ -33,6 +33,28 @@ package enum MotionRegression {
         }
     }
 
+    /// The share of `wave`'s power (already in the pulse band) that the square and the cube of
+    /// the head's position explain, least squares. The linear part is removed from the colour
+    /// above; what a region's texture does non-linearly with the head's rise (a glasses' rim or a
+    /// beard's edge crossing it) lands on twice and three times the breathing, and a reading
+    /// made of it follows these curves where a pulse does not.
+    package static func harmonicShare(_ wave: [Double], faceY: [Double], filter: BandPassFilter) -> Double {
+        let n = faceY.count
+        guard n > 16, wave.count == n else { return 0 }
+        let centred = SignalMath.detrended(faceY)
+        let spread = SignalMath.standardDeviation(centred)
+        guard spread > 0 else { return 0 }
+        let u = centred.map { $0 / spread }
+        let r0 = filter.apply(u.map { $0 * $0 }), r1 = filter.apply(u.map { $0 * $0 * $0 })
+        let a = dot(r0, r0), d = dot(r1, r1), b = dot(r0, r1)
+        let det = a * d - b * b
+        let power = dot(wave, wave)
+        guard det > 1e-12 * max(a * d, 1e-300), power > 0 else { return 0 }
+        let p = dot(r0, wave), q = dot(r1, wave)
+        let k0 = (d * p - b * q) / det, k1 = (a * q - b * p) / det
+        return min(max((k0 * p + k1 * q) / power, 0), 1)
+    }
+
     private static func dot(_ x: [Double], _ y: [Double]) -> Double {
         var s = 0.0
         for i in 0..<min(x.count, y.count) { s += x[i] * y[i] }

@@ -105,7 +105,8 @@ package final class VitalsAnalyzer {
             stepsPerMinute: Double(steps.count) / trace.duration * 60,
             waveAgreement: waveAgreement,
             motion: trace.faceCenterY.map { SignalMath.standardDeviation(SignalMath.detrended($0)) } ?? 0,
-            lightShare: lightShare, windows: independent.count)
+            lightShare: lightShare, windows: independent.count,
+            swayHarmonics: trace.faceCenterY.map { MotionRegression.harmonicShare(fused, faceY: $0, filter: filter) } ?? 0)
 
         // Beat intervals are only as good as the pulse wave: a noisy wave jitters every beat
         // time and inflates HRV, so HRV is reported only with a reliable heart rate and a clean wave.

@@ -62,4 +62,8 @@ package struct SignalQuality: Sendable, Equatable {
     /// stretch when shorter): six in a 30 s scan, two in a 10 s one. The windows that agree,
     /// `consistency` × `windows`, are the evidence the confidence weighs.
     package var windows = 6
+    /// The share of the pulse wave the head's position explains through its square and cube
+    /// (`MotionRegression.harmonicShare`): near 0 for a pulse, high for a reading made of the
+    /// breathing's harmonics through the regions' texture.
+    package var swayHarmonics: Double = 0
 }
