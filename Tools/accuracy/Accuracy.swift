@@ -56,6 +56,9 @@ struct Accuracy: AsyncParsableCommand {
     @Option(help: "Also score shorter scans cut from each clip, these lengths in seconds (e.g. 8,10,12,15): summarized apart, and fitted on with --fit-confidence.")
     var cuts: String?
 
+    @Option(help: "With --fit-confidence: also fit on the clips of this --json-out file (the same split at another size or length).")
+    var fitWith: String?
+
     var cutLengths: [Double] { cuts?.split(separator: ",").compactMap { Double($0) } ?? [] }
 
     func validate() throws {
@@ -113,7 +116,12 @@ struct Accuracy: AsyncParsableCommand {
         }
         if fitConfidence {
             print()
-            print(try ConfidenceFit.fit(scores + cutScores).swiftSource())
+            var more = [ClipScore]()
+            if let fitWith {
+                let other = try JSONDecoder().decode([ClipScore].self, from: Data(contentsOf: URL(fileURLWithPath: fitWith)))
+                more = other + other.flatMap { $0.cuts ?? [] }
+            }
+            print(try ConfidenceFit.fit(scores + cutScores + more).swiftSource())
         }
         if let jsonOut {
             let encoder = JSONEncoder()
@@ -132,7 +140,7 @@ struct Accuracy: AsyncParsableCommand {
             let truthURL = video.deletingPathExtension().appendingPathExtension("json")
             let truth = try GroundTruthFile.load(truthURL)
             scores.append(report(await ClipEvaluator.score(video: video, truth: truth, name: video.lastPathComponent,
-                                                           regions: regions)))
+                                                           regions: regions, cuts: cutLengths)))
         }
         return scores
     }

@@ -116,10 +116,12 @@ enum ClipEvaluator {
         guard let first = frames.first?.time, let last = frames.last?.time else { return [] }
         let origin = truth.frameTimes?.first ?? 0
         var scores = [ClipScore]()
+        // Half a frame interval: a scan of N seconds holds the frames up to and including the one at N s.
+        let slack = 0.5 / max(truth.fps, 1)
         for length in lengths {
             var start = first
-            while start + length <= last + 0.5 / max(truth.fps, 1) {
-                let slice = frames.filter { $0.time >= start && $0.time < start + length }
+            while start + length <= last + slack {
+                let slice = frames.filter { $0.time >= start - slack && $0.time <= start + length + slack }
                 var score = ClipScore(clip: String(format: "%@@%.0f+%.0f", name, start - first, length), scenario: truth.scenario,
                                       pulsePresent: truth.pulsePresent,
                                       truthHeartRate: truth.heartRate(from: start - origin, to: start + length - origin),

@@ -41,10 +41,13 @@ package struct BandPassFilter: Sendable {
 
     private let sections: [Biquad]
     package let band: ClosedRange<Double>
+    /// The sample rate it was designed for, Hz.
+    package let rate: Double
 
     /// `band` in Hz; both edges must lie strictly between 0 and half the rate.
     package init(band: ClosedRange<Double>, rate: Double) {
         self.band = band
+        self.rate = rate
         sections = Self.butterworthQ.map { Biquad.highPass(cutoff: band.lowerBound, rate: rate, q: $0) }
             + Self.butterworthQ.map { Biquad.lowPass(cutoff: band.upperBound, rate: rate, q: $0) }
     }

@@ -5,12 +5,12 @@ import Foundation
 /// 97% of the time; < 0.4, less likely right than wrong (no pulse, or an unusable input).
 ///
 /// The probability of being within ±3 bpm is a logistic regression on the pipeline's own
-/// reliability signals (SNR, agreement of the sliding windows, of POS with CHROM, of the
-/// regions' and methods' own waves, camera steps, head motion, dropped frames, the picture's
-/// brightness moving in the pulse band), fitted on
-/// the ground-truth generator's tuning split (`circadify-accuracy --split tune
-/// --fit-confidence`, see the README) with each signal allowed to push only the way physics
-/// says. Physical limits stay outside the fit, where the generator has no variety to learn
+/// reliability signals (SNR, how many non-overlapping windows agree, agreement of the methods
+/// and of the regions' and methods' own waves, camera steps, head motion, dropped frames, the
+/// picture's brightness moving in the pulse band, the head's sway harmonics), fitted on the
+/// ground-truth generator's tuning split, whole clips and 5-20 s scans cut from them
+/// (`circadify-accuracy --split tune --cuts 5,8,10,12,15,20 --fit-confidence`, see the README),
+/// with each signal allowed to push only the way physics says. Physical limits stay outside the fit, where the generator has no variety to learn
 /// them from: too little skin in the regions and long gaps scale the probability down.
 package enum ConfidenceModel {
     package static let reliable = 0.7
@@ -37,18 +37,18 @@ package enum ConfidenceModel {
                 min(q.lightShare, 5), q.swayHarmonics]
     }
 
-    // Fitted by `circadify-accuracy --split tune --seeds 6 --fit-confidence` (README, "Ground-truth
+    // Fitted by `circadify-accuracy --split tune --seeds 6 --cuts 5,8,10,12,15,20 --fit-confidence` (README, "Ground-truth
     // videos and accuracy"); refit and paste when the pipeline changes.
-    // Confidence map fitted on 1061 clips (656 within ±3 bpm), mean log-loss 0.320.
+    // Confidence map fitted on 1723 clips (942 within ±3 bpm), mean log-loss 0.364.
     // Features: snr, agreeingWindows, methodsAgree, waveAgreement, stepsPerMinute, motion, droppedFraction, lightShare, swayHarmonics.
     package static let fitted = LogisticModel(
-        means: [1.2398, 1.5542, 0.55608, 0.53872, 4.9128, 0.00556, 0.0040571, 0.2849, 0.042042],
-        scales: [3.4935, 1.1577, 0.49685, 0.2891, 16.984, 0.0037111, 0.016861, 0.23708, 0.05345],
-        weights: [0.84351, 0.95657, 0.0038295, 1.2429, -0.093042, -0.34285, 0, -0.64876, -0.095186],
-        intercept: 1.2195)
+        means: [0.60582, 1.5914, 0.50842, 0.49173, 4.7686, 0.0052718, 0.0034748, 0.28254, 0.029632],
+        scales: [3.217, 1.005, 0.49993, 0.28106, 16.343, 0.0034713, 0.015836, 0.24258, 0.06327],
+        weights: [1.0036, 0.82779, 0.15331, 0.875, -0.11841, -0.23513, 0, -0.51942, -0.24948],
+        intercept: 0.49532)
     // Band edges: right 98.5% of the time above the first on the tuning split; every tuning pulse-free input 0.5 log-odds below the second (and above it once in 1000 on a normal, where that fits below the first).
-    package static let reliableProbability = 0.9676
-    package static let retryProbability = 0.9352
+    package static let reliableProbability = 0.9605
+    package static let retryProbability = 0.9105
 
     /// The probability that the heart rate is within ±3 bpm.
     package static func probability(_ q: SignalQuality) -> Double {

@@ -52,7 +52,12 @@ package enum MotionRegression {
         guard det > 1e-12 * max(a * d, 1e-300), power > 0 else { return 0 }
         let p = dot(r0, wave), q = dot(r1, wave)
         let k0 = (d * p - b * q) / det, k1 = (a * q - b * p) / det
-        return min(max((k0 * p + k1 * q) / power, 0), 1)
+        let explained = min(max((k0 * p + k1 * q) / power, 0), 1)
+        // Two curves explain some of any wave by chance, the more the shorter it is: about two
+        // of its degrees of freedom (twice the band's width times its length). Only the excess counts.
+        let freedom = 2 * (filter.band.upperBound - filter.band.lowerBound) * Double(n) / filter.rate
+        let chance = min(2 / max(freedom, 2), 0.5)
+        return max(0, (explained - chance) / (1 - chance))
     }
 
     private static func dot(_ x: [Double], _ y: [Double]) -> Double {

@@ -95,7 +95,11 @@ package final class VitalsAnalyzer {
         let waveAgreement = Double(waveRates.filter { rate in rate.map { abs($0 - heartRate) <= 3 } ?? false }.count)
             / Double(max(waveRates.count, 1))
         let independent = try independentWindows(fused, trace: trace)
-        let consistent = independent.filter { w in w.candidates.first.map { abs($0.frequency * 60 - heartRate) <= 5 } ?? false }
+        // Agreeing within 5 bpm, or within half the window's resolution (60 / 2L bpm) when that is coarser.
+        let tolerance = max(5, 30 / min(configuration.independentWindow, trace.duration / 2))
+        let consistent = independent.filter { w in
+            w.candidates.first.map { abs($0.frequency * 60 - heartRate) <= tolerance } ?? false
+        }
         let quality = SignalQuality(
             snr: snr, consistency: independent.isEmpty ? 0 : Double(consistent.count) / Double(independent.count),
             methodsAgree: agree,
