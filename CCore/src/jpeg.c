@@ -202,11 +202,19 @@ static int decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t s
     if (rc < 0) return rc;
     ccore_pixel_format format = planes_format(d);
     if (format == CCORE_PIXEL_NONE) {
-        snprintf(jpeg->message, sizeof jpeg->message,
-                 "JPEG with %d components, colour space %d, luma sampling %dx%d not supported (4:4:4, 4:2:2, "
-                 "4:2:0 Y'CbCr or greyscale only)",
-                 d->num_components, (int)d->jpeg_color_space, d->comp_info[0].h_samp_factor,
-                 d->comp_info[0].v_samp_factor);
+        const jpeg_component_info *c = d->comp_info;
+        int ycbcr = d->num_components == 3 && d->jpeg_color_space == JCS_YCbCr;
+        const char *kind = NULL;
+        if (ycbcr && c[0].h_samp_factor == 1 && c[0].v_samp_factor == 2) kind = "4:4:0";
+        if (ycbcr && c[0].h_samp_factor == 4 && c[0].v_samp_factor == 1) kind = "4:1:1";
+        if (kind)
+            snprintf(jpeg->message, sizeof jpeg->message, "JPEG chroma subsampling %s (4:4:0 or 4:1:1) not supported",
+                     kind);
+        else
+            snprintf(jpeg->message, sizeof jpeg->message,
+                     "JPEG with %d components, colour space %d, luma sampling %dx%d not supported (4:4:4, 4:2:2, "
+                     "4:2:0 Y'CbCr or greyscale only)",
+                     d->num_components, (int)d->jpeg_color_space, c[0].h_samp_factor, c[0].v_samp_factor);
         jpeg_abort_decompress(d);
         return CCORE_E_UNSUPPORTED;
     }
