@@ -175,7 +175,9 @@ static void keep_chroma_subsampled(struct jpeg_decompress_struct *d) {
         jpeg_component_info *c = &d->comp_info[i];
         if (c->DCT_scaled_size == d->min_DCT_scaled_size) continue;
         c->DCT_scaled_size = d->min_DCT_scaled_size;
-        c->MCU_sample_width = c->MCU_width * c->DCT_scaled_size;
+        /* Read only by the single-scan (interleaved) path, where MCU_width is h_samp_factor;
+         * a multi-scan image may leave MCU_width unset for a component. */
+        c->MCU_sample_width = c->h_samp_factor * c->DCT_scaled_size;
         d->idct->inverse_DCT[i] = d->idct->inverse_DCT[0];
     }
 }
