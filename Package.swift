@@ -33,6 +33,8 @@ let package = Package(
             cSettings: cCoreSettings,
             linkerSettings: [
                 .linkedLibrary("turbojpeg"), .linkedLibrary("fftw3f"), .linkedLibrary("v4lconvert"), .linkedLibrary("m"), .linkedLibrary("pthread"),
+                // MJPEG decoding (jpeg.c) through libjpeg's own API, which stops at the last row a frame needs.
+                .linkedLibrary("jpeg"),
             ]
         ),
         .target(

@@ -13,17 +13,18 @@
 # Prints the sizes and closes with `N passed, N failed` for Tools/run-tests.sh.
 #
 # How the archives are chosen without touching Package.swift (no unsafeFlags): the core
-# asks for -lturbojpeg -lfftw3f -lv4lconvert; the linker takes, for each -l, the first
+# asks for -lturbojpeg -lfftw3f -lv4lconvert -ljpeg; the linker takes, for each -l, the first
 # directory on its search path holding libNAME.so or libNAME.a. A folder holding only the
 # archives, put first with -L, so makes it pick them. libv4lconvert.a needs libjpeg and
-# librt, which its shared object brings along by itself: those are added after it.
+# librt, which its shared object brings along by itself: those are added after it
+# (libjpeg again: the core's own -ljpeg may come before libv4lconvert on the line).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 products=("$@")
 [ ${#products[@]} -gt 0 ] || products=(circadify)
 
-Tools/setup.sh libjpeg62-turbo-dev || exit 1
+Tools/setup.sh || exit 1
 out=.build/release-static
 libs=$out/static-libs
 mkdir -p "$libs"

@@ -1,38 +1,75 @@
-/* TurboJPEG wrapper: scaled decode to Y'CbCr planes the decoder owns.
+/* JPEG decoding through libjpeg's own API (libjpeg-turbo): Y'CbCr planes at a
+ * reduced scale, written straight into planes the decoder owns, and on
+ * request only the rows a caller reads.
  *
- * Decoding to planes (not RGB) skips the colour conversion and upsampling:
- * the ROI kernels read Y'CbCr directly. The DCT scaling (1/2, 1/4, 1/8)
- * happens inside the IDCT, so a reduced decode is several times cheaper. */
+ * Decoding to planes ("raw data": no colour conversion, no upsampling) lets
+ * the ROI kernels read Y'CbCr directly; the DCT scaling (1/2, 1/4, 1/8)
+ * happens inside the IDCT. Raw data also makes every 8x8 block decode on its
+ * own, so the rows a partial decode writes are bit for bit those of a whole
+ * one. Most of a decode is Huffman decoding, which no scale shortens: a
+ * partial decode saves by stopping below the last row wanted (the entropy-
+ * coded data has no index, so every row above it is still Huffman-decoded)
+ * and by skipping the IDCT of rows and planes nobody reads. */
 #include "ccore/jpeg.h"
 
 #include <errno.h>
+#include <math.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <turbojpeg.h>
+
+/* jpeglib.h needs size_t and FILE declared first. */
+#include <jpeglib.h>
+#include <jerror.h>
+#include <jpegint.h>
 
 #include "ccore/error.h"
 
+/* libjpeg reports a fatal error through error_exit, which must not return: it
+ * jumps back into the call that started the work. A warning goes through
+ * emit_message and decoding goes on; all but one kind mean lost data. */
+typedef struct {
+    struct jpeg_error_mgr mgr; /* first: libjpeg hands back a pointer to it */
+    jmp_buf jump;
+    int damaged;
+    char warning[JMSG_LENGTH_MAX];
+} decoder_errors;
+
+/* Rows of one component in one iMCU row: v_samp_factor (at most 4) x DCT_scaled_size (at most 8). */
+#define MAX_GROUP_ROWS (MAX_SAMP_FACTOR * DCTSIZE)
+
 struct ccore_jpeg {
-    tjhandle decoder;
+    struct jpeg_decompress_struct d;
+    decoder_errors errors;
+    const char *stage; /* what was being read when an error jumped back */
     uint32_t max_width, max_height;
     uint8_t *planes; /* room for the planes of any supported frame up to the maximum, at scale 1 */
     size_t capacity;
-    char message[160];
+    JSAMPROW rows[3][MAX_GROUP_ROWS];
+    char message[JMSG_LENGTH_MAX + 64];
 };
 
-/* The subsamplings the ROI kernels read; 4:4:0 and 4:1:1 are refused. */
-static const int supported_subsamplings[] = {TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_GRAY};
+static void on_error(j_common_ptr cinfo) {
+    decoder_errors *e = (decoder_errors *)cinfo->err;
+    longjmp(e->jump, 1);
+}
 
-/* Bytes of the planes TurboJPEG writes for a w x h output, laid out one after
- * the other. Each plane is padded to the subsampling's block: a 1-pixel-wide
- * 4:2:2 frame has a 2-pixel-wide luma plane, a 1x1 4:2:0 frame a 2x2 one. */
-static size_t planes_bytes(int w, int h, int subsamp) {
-    size_t total = 0;
-    int planes = subsamp == TJSAMP_GRAY ? 1 : 3;
-    for (int i = 0; i < planes; i++)
-        total += (size_t)tjPlaneWidth(i, w, subsamp) * (size_t)tjPlaneHeight(i, h, subsamp);
-    return total;
+/* Stray bytes between markers (some webcams emit them) leave the image
+ * intact; any other warning (premature end, corrupt data, bad progression)
+ * means lost data. The first such is kept. Trace messages are ignored. */
+static void on_message(j_common_ptr cinfo, int level) {
+    decoder_errors *e = (decoder_errors *)cinfo->err;
+    if (level >= 0 || cinfo->err->msg_code == JWRN_EXTRANEOUS_DATA || e->damaged) return;
+    e->damaged = 1;
+    (*cinfo->err->format_message)(cinfo, e->warning);
+}
+
+/* Bytes the planes of a frame of up to w x h take at scale 1, in any supported
+ * subsampling: each of three planes padded to whole 16x16 MCUs at most. */
+static size_t planes_bound(uint32_t w, uint32_t h) {
+    size_t pw = ((size_t)w + 15) / 16 * 16, ph = ((size_t)h + 15) / 16 * 16;
+    return 3 * pw * ph;
 }
 
 int ccore_jpeg_create(uint32_t max_width, uint32_t max_height, ccore_jpeg **out) {
@@ -43,43 +80,58 @@ int ccore_jpeg_create(uint32_t max_width, uint32_t max_height, ccore_jpeg **out)
     if (!jpeg) return -ENOMEM;
     jpeg->max_width = max_width;
     jpeg->max_height = max_height;
-    for (size_t i = 0; i < sizeof supported_subsamplings / sizeof *supported_subsamplings; i++) {
-        size_t bytes = planes_bytes((int)max_width, (int)max_height, supported_subsamplings[i]);
-        if (bytes > jpeg->capacity) jpeg->capacity = bytes;
-    }
+    jpeg->capacity = planes_bound(max_width, max_height);
     jpeg->planes = malloc(jpeg->capacity);
-    jpeg->decoder = tjInitDecompress();
-    if (!jpeg->planes || !jpeg->decoder) {
-        ccore_jpeg_destroy(jpeg);
+    if (!jpeg->planes) {
+        free(jpeg);
         return -ENOMEM;
     }
+    jpeg->d.err = jpeg_std_error(&jpeg->errors.mgr);
+    jpeg->errors.mgr.error_exit = on_error;
+    jpeg->errors.mgr.emit_message = on_message;
+    /* jpeg_create_decompress reports running out of memory through error_exit. */
+    if (setjmp(jpeg->errors.jump)) {
+        free(jpeg->planes);
+        free(jpeg);
+        return -ENOMEM;
+    }
+    jpeg_create_decompress(&jpeg->d);
     *out = jpeg;
     return 0;
 }
 
 void ccore_jpeg_destroy(ccore_jpeg *jpeg) {
     if (!jpeg) return;
-    if (jpeg->decoder) tjDestroy(jpeg->decoder);
+    jpeg_destroy_decompress(&jpeg->d);
     free(jpeg->planes);
     free(jpeg);
 }
 
 const char *ccore_jpeg_error_message(const ccore_jpeg *jpeg) { return jpeg ? jpeg->message : ""; }
 
-static int fail(ccore_jpeg *jpeg, int code, const char *what) {
-    snprintf(jpeg->message, sizeof jpeg->message, "%s: %s", what, tjGetErrorStr2(jpeg->decoder));
-    return code;
+/* The error libjpeg jumped back with; the decompressor is reset for the next frame. */
+static int failed(ccore_jpeg *jpeg) {
+    char text[JMSG_LENGTH_MAX];
+    (*jpeg->d.err->format_message)((j_common_ptr)&jpeg->d, text);
+    snprintf(jpeg->message, sizeof jpeg->message, "%s: %s", jpeg->stage, text);
+    jpeg_abort_decompress(&jpeg->d);
+    return CCORE_E_CORRUPT;
 }
 
-/* The frame's size and subsampling. A tables-only stream (no frame header) passes
- * tjDecompressHeader3 without setting them, so they start out invalid and are checked. */
-static int read_header(ccore_jpeg *jpeg, const uint8_t *data, size_t size, int *w, int *h, int *subsamp) {
-    int colorspace = -1;
-    *w = *h = 0;
-    *subsamp = -1;
-    if (tjDecompressHeader3(jpeg->decoder, data, (unsigned long)size, w, h, subsamp, &colorspace) != 0)
-        return fail(jpeg, CCORE_E_CORRUPT, "JPEG header");
-    if (*w <= 0 || *h <= 0) {
+/* A warning that meant lost data; the decompressor is reset. */
+static int damaged(ccore_jpeg *jpeg) {
+    snprintf(jpeg->message, sizeof jpeg->message, "JPEG data: %s", jpeg->errors.warning);
+    jpeg_abort_decompress(&jpeg->d);
+    return CCORE_E_CORRUPT;
+}
+
+/* Reads the headers up to the first scan. Runs under the caller's setjmp. */
+static int read_header(ccore_jpeg *jpeg, const uint8_t *data, size_t size) {
+    jpeg->stage = "JPEG header";
+    jpeg->errors.damaged = 0;
+    jpeg_mem_src(&jpeg->d, data, (unsigned long)size);
+    if (jpeg_read_header(&jpeg->d, FALSE) != JPEG_HEADER_OK) {
+        jpeg_abort_decompress(&jpeg->d);
         snprintf(jpeg->message, sizeof jpeg->message, "JPEG has no frame header (tables only, or an empty frame)");
         return CCORE_E_CORRUPT;
     }
@@ -88,74 +140,176 @@ static int read_header(ccore_jpeg *jpeg, const uint8_t *data, size_t size, int *
 
 int ccore_jpeg_peek_size(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t *width, uint32_t *height) {
     if (!jpeg || !data || size == 0 || size > (size_t)0x7fffffff) return -EINVAL;
-    int w, h, subsamp;
-    int rc = read_header(jpeg, data, size, &w, &h, &subsamp);
+    if (setjmp(jpeg->errors.jump)) return failed(jpeg);
+    int rc = read_header(jpeg, data, size);
     if (rc < 0) return rc;
-    *width = (uint32_t)w;
-    *height = (uint32_t)h;
+    *width = jpeg->d.image_width;
+    *height = jpeg->d.image_height;
+    jpeg_abort_decompress(&jpeg->d);
     return 0;
 }
 
-/* A warning that leaves the image intact (e.g. stray bytes between markers,
- * which some webcams emit) is accepted; any other warning means lost data. */
-static int harmless_warning(tjhandle h) {
-    return tjGetErrorCode(h) == TJERR_WARNING && strstr(tjGetErrorStr2(h), "extraneous bytes") != NULL;
+/* The planes' format for the frame's colour space and sampling factors, or
+ * CCORE_PIXEL_NONE for those the ROI kernels do not read (4:4:0, 4:1:1, CMYK,
+ * RGB-coded JPEGs, ...). */
+static ccore_pixel_format planes_format(const struct jpeg_decompress_struct *d) {
+    const jpeg_component_info *c = d->comp_info;
+    if (d->num_components == 1 && d->jpeg_color_space == JCS_GRAYSCALE) return CCORE_PIXEL_GRAY;
+    if (d->num_components != 3 || d->jpeg_color_space != JCS_YCbCr) return CCORE_PIXEL_NONE;
+    for (int i = 1; i < 3; i++)
+        if (c[i].h_samp_factor != 1 || c[i].v_samp_factor != 1) return CCORE_PIXEL_NONE;
+    if (c[0].h_samp_factor == 1 && c[0].v_samp_factor == 1) return CCORE_PIXEL_YUV444P;
+    if (c[0].h_samp_factor == 2 && c[0].v_samp_factor == 1) return CCORE_PIXEL_YUV422P;
+    if (c[0].h_samp_factor == 2 && c[0].v_samp_factor == 2) return CCORE_PIXEL_YUV420;
+    return CCORE_PIXEL_NONE;
 }
 
-int ccore_jpeg_decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t scale_denom, ccore_image *out) {
+/* libjpeg scales subsampled chroma up inside the IDCT when it can (a 4:2:0
+ * frame at 1/2 gets an 8x8 chroma IDCT, i.e. chroma at luma resolution). The
+ * planes here stay subsampled: every component gets the luma's scaled IDCT,
+ * the override TurboJPEG's decode-to-planes makes (libjpeg-turbo's
+ * turbojpeg.c). The method tables were built for the ISLOW-type multipliers
+ * every scaled IDCT shares. Runs after jpeg_start_decompress. */
+static void keep_chroma_subsampled(struct jpeg_decompress_struct *d) {
+    for (int i = 1; i < d->num_components; i++) {
+        jpeg_component_info *c = &d->comp_info[i];
+        if (c->DCT_scaled_size == d->min_DCT_scaled_size) continue;
+        c->DCT_scaled_size = d->min_DCT_scaled_size;
+        /* Read only by the single-scan (interleaved) path, where MCU_width is h_samp_factor;
+         * a multi-scan image may leave MCU_width unset for a component. */
+        c->MCU_sample_width = c->h_samp_factor * c->DCT_scaled_size;
+        d->idct->inverse_DCT[i] = d->idct->inverse_DCT[0];
+    }
+}
+
+/* Output rows [from, to) of a frame `height` rows tall for the fraction
+ * [top, bottom) of its height, one row wider on each side than rounding
+ * could make a reader's box. Empty when the fractions are. */
+static void fraction_rows(float top, float bottom, uint32_t height, uint32_t *from, uint32_t *to) {
+    *from = *to = 0;
+    if (!(bottom > top) || !(bottom > 0) || !(top < 1)) return;
+    double t = top > 0 ? floor((double)top * height) - 1 : 0;
+    double b = bottom < 1 ? ceil((double)bottom * height) + 1 : height;
+    *from = t <= 0 ? 0 : (uint32_t)t;
+    *to = b >= height ? height : (uint32_t)b;
+}
+
+static int decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t scale_denom,
+                  const ccore_jpeg_rows *part, ccore_image *out) {
     if (!jpeg || !data || !out || size == 0 || size > (size_t)0x7fffffff) return -EINVAL;
     if (scale_denom != 1 && scale_denom != 2 && scale_denom != 4 && scale_denom != 8) return -EINVAL;
-    int w, h, subsamp;
-    int rc = read_header(jpeg, data, size, &w, &h, &subsamp);
+    struct jpeg_decompress_struct *d = &jpeg->d;
+    if (setjmp(jpeg->errors.jump)) return failed(jpeg);
+    int rc = read_header(jpeg, data, size);
     if (rc < 0) return rc;
-    ccore_pixel_format format;
-    switch (subsamp) {
-    case TJSAMP_420: format = CCORE_PIXEL_YUV420; break;
-    case TJSAMP_422: format = CCORE_PIXEL_YUV422P; break;
-    case TJSAMP_444: format = CCORE_PIXEL_YUV444P; break;
-    case TJSAMP_GRAY: format = CCORE_PIXEL_GRAY; break;
-    default:
-        snprintf(jpeg->message, sizeof jpeg->message, "JPEG chroma subsampling %d (4:4:0 or 4:1:1) not supported",
-                 subsamp);
+    ccore_pixel_format format = planes_format(d);
+    if (format == CCORE_PIXEL_NONE) {
+        const jpeg_component_info *c = d->comp_info;
+        int ycbcr = d->num_components == 3 && d->jpeg_color_space == JCS_YCbCr;
+        const char *kind = NULL;
+        if (ycbcr && c[0].h_samp_factor == 1 && c[0].v_samp_factor == 2) kind = "4:4:0";
+        if (ycbcr && c[0].h_samp_factor == 4 && c[0].v_samp_factor == 1) kind = "4:1:1";
+        if (kind)
+            snprintf(jpeg->message, sizeof jpeg->message, "JPEG chroma subsampling %s (4:4:0 or 4:1:1) not supported",
+                     kind);
+        else
+            snprintf(jpeg->message, sizeof jpeg->message,
+                     "JPEG with %d components, colour space %d, luma sampling %dx%d not supported (4:4:4, 4:2:2, "
+                     "4:2:0 Y'CbCr or greyscale only)",
+                     d->num_components, (int)d->jpeg_color_space, c[0].h_samp_factor, c[0].v_samp_factor);
+        jpeg_abort_decompress(d);
         return CCORE_E_UNSUPPORTED;
     }
-    int sw = (w + (int)scale_denom - 1) / (int)scale_denom;
-    int sh = (h + (int)scale_denom - 1) / (int)scale_denom;
-    if ((uint32_t)w > jpeg->max_width || (uint32_t)h > jpeg->max_height) {
-        snprintf(jpeg->message, sizeof jpeg->message, "JPEG frame %dx%d exceeds the decoder's %ux%u", w, h,
-                 jpeg->max_width, jpeg->max_height);
+    if (d->image_width > jpeg->max_width || d->image_height > jpeg->max_height) {
+        snprintf(jpeg->message, sizeof jpeg->message, "JPEG frame %ux%u exceeds the decoder's %ux%u",
+                 d->image_width, d->image_height, jpeg->max_width, jpeg->max_height);
+        jpeg_abort_decompress(d);
         return -E2BIG;
+    }
+    d->raw_data_out = TRUE;
+    d->do_fancy_upsampling = FALSE;
+    d->dct_method = JDCT_ISLOW;
+    d->scale_num = 1;
+    d->scale_denom = scale_denom;
+    jpeg->stage = "JPEG data";
+    jpeg_start_decompress(d);
+    keep_chroma_subsampled(d);
+
+    /* The planes one after the other, each as wide and tall as the decoder
+     * writes it: whole blocks across, whole iMCU rows down. */
+    int planes = d->num_components;
+    uint8_t *plane[3] = {NULL, NULL, NULL};
+    size_t stride[3] = {0, 0, 0}, plane_rows[3] = {0, 0, 0}, used = 0;
+    for (int i = 0; i < planes; i++) {
+        const jpeg_component_info *c = &d->comp_info[i];
+        stride[i] = (size_t)c->width_in_blocks * (size_t)c->DCT_scaled_size;
+        plane_rows[i] = (size_t)d->total_iMCU_rows * (size_t)c->v_samp_factor * (size_t)c->DCT_scaled_size;
+        plane[i] = jpeg->planes + used;
+        used += stride[i] * plane_rows[i];
     }
     /* Never write past the planes, whatever the header says (the limit above already implies this). */
-    if (planes_bytes(sw, sh, subsamp) > jpeg->capacity) {
-        snprintf(jpeg->message, sizeof jpeg->message, "JPEG frame %dx%d needs more than the decoder's %zu bytes", w,
-                 h, jpeg->capacity);
+    if (used > jpeg->capacity) {
+        snprintf(jpeg->message, sizeof jpeg->message, "JPEG frame %ux%u needs more than the decoder's %zu bytes",
+                 d->image_width, d->image_height, jpeg->capacity);
+        jpeg_abort_decompress(d);
         return -E2BIG;
     }
-    unsigned char *planes[3] = {jpeg->planes, NULL, NULL};
-    int strides[3] = {tjPlaneWidth(0, sw, subsamp), 0, 0};
-    size_t luma_size = (size_t)strides[0] * (size_t)tjPlaneHeight(0, sh, subsamp);
-    if (subsamp != TJSAMP_GRAY) {
-        strides[1] = strides[2] = tjPlaneWidth(1, sw, subsamp);
-        size_t chroma_size = (size_t)strides[1] * (size_t)tjPlaneHeight(1, sh, subsamp);
-        planes[1] = jpeg->planes + luma_size;
-        planes[2] = planes[1] + chroma_size;
+
+    /* Rows wanted: luma [0, luma_end) and luma + chroma [colour_from, colour_to). */
+    uint32_t height = d->output_height, luma_end = height, colour_from = 0, colour_to = height;
+    if (part) {
+        uint32_t unused;
+        fraction_rows(0, part->luma_bottom, height, &unused, &luma_end);
+        fraction_rows(part->colour_top, part->colour_bottom, height, &colour_from, &colour_to);
     }
-    if (tjDecompressToYUVPlanes(jpeg->decoder, data, (unsigned long)size, planes, sw, strides, sh, 0) != 0 &&
-        !harmless_warning(jpeg->decoder))
-        return fail(jpeg, CCORE_E_CORRUPT, "JPEG data");
+    uint32_t end = luma_end > colour_to ? luma_end : colour_to;
+    uint32_t group = (uint32_t)(d->max_v_samp_factor * d->min_DCT_scaled_size); /* output rows per iMCU row */
+    JSAMPARRAY arrays[3] = {jpeg->rows[0], jpeg->rows[1], jpeg->rows[2]};
+    while (d->output_scanline < end) {
+        uint32_t first = d->output_scanline, imcu = first / group, last = first + group;
+        int colour = first < colour_to && last > colour_from;
+        for (int i = 0; i < planes; i++) {
+            const jpeg_component_info *c = &d->comp_info[i];
+            size_t n = (size_t)c->v_samp_factor * (size_t)c->DCT_scaled_size;
+            for (size_t r = 0; r < n; r++) jpeg->rows[i][r] = plane[i] + ((size_t)imcu * n + r) * stride[i];
+            /* The IDCT of a block nobody reads is skipped; its Huffman decoding is not. */
+            d->comp_info[i].component_needed = colour || (i == 0 && first < luma_end);
+        }
+        if (jpeg_read_raw_data(d, arrays, group) == 0) {
+            snprintf(jpeg->message, sizeof jpeg->message, "JPEG data: decoder stalled at row %u", first);
+            jpeg_abort_decompress(d);
+            return CCORE_E_CORRUPT;
+        }
+        if (jpeg->errors.damaged) return damaged(jpeg);
+    }
+    if (d->output_scanline >= height)
+        jpeg_finish_decompress(d); /* reads on to the end of the image, where damage can still show */
+    else
+        jpeg_abort_decompress(d);
+    if (jpeg->errors.damaged) return damaged(jpeg);
+
     memset(out, 0, sizeof *out);
     out->format = format;
     out->range = CCORE_RANGE_FULL;
-    out->width = (uint32_t)sw;
-    out->height = (uint32_t)sh;
-    out->plane0 = planes[0];
-    out->plane1 = planes[1];
-    out->plane2 = planes[2];
-    out->stride0 = (uint32_t)strides[0];
-    out->stride1 = (uint32_t)strides[1];
-    out->stride2 = (uint32_t)strides[2];
+    out->width = d->output_width;
+    out->height = d->output_height;
+    out->plane0 = plane[0];
+    out->plane1 = plane[1];
+    out->plane2 = plane[2];
+    out->stride0 = (uint32_t)stride[0];
+    out->stride1 = (uint32_t)stride[1];
+    out->stride2 = (uint32_t)stride[2];
     return 0;
+}
+
+int ccore_jpeg_decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t scale_denom, ccore_image *out) {
+    return decode(jpeg, data, size, scale_denom, NULL, out);
+}
+
+int ccore_jpeg_decode_part(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t scale_denom,
+                           const ccore_jpeg_rows *part, ccore_image *out) {
+    if (!part) return -EINVAL;
+    return decode(jpeg, data, size, scale_denom, part, out);
 }
 
 uint32_t ccore_jpeg_choose_scale(uint32_t frame_pixels, float roi_fraction, uint32_t min_roi_pixels) {
@@ -164,92 +318,4 @@ uint32_t ccore_jpeg_choose_scale(uint32_t frame_pixels, float roi_fraction, uint
     for (uint32_t d = 8; d > 1; d /= 2)
         if (across / (float)d >= (float)min_roi_pixels) return d;
     return 1;
-}
-
-/* Splits packed YUYV into 4:2:2 planes for the encoder. */
-static void yuyv_to_planes(const ccore_image *im, uint8_t *y, uint8_t *u, uint8_t *v) {
-    uint32_t half = (im->width + 1) / 2;
-    for (uint32_t row = 0; row < im->height; row++) {
-        const uint8_t *src = im->plane0 + (size_t)row * im->stride0;
-        for (uint32_t x = 0; x < im->width; x++) y[(size_t)row * im->width + x] = src[2 * x];
-        for (uint32_t i = 0; i < half; i++) {
-            u[(size_t)row * half + i] = src[4 * i + 1];
-            v[(size_t)row * half + i] = src[4 * i + 3];
-        }
-    }
-}
-
-/* Hands TurboJPEG's buffer back as plain malloc'ed memory, so callers free() it without TurboJPEG. */
-static int hand_back(unsigned char *jpeg_buf, unsigned long jpeg_size, uint8_t **out, size_t *out_size) {
-    *out = malloc(jpeg_size);
-    if (*out) memcpy(*out, jpeg_buf, jpeg_size);
-    *out_size = jpeg_size;
-    tjFree(jpeg_buf);
-    return *out ? 0 : -ENOMEM;
-}
-
-int ccore_jpeg_encode_rgb(const ccore_image *image, int quality, ccore_jpeg_subsampling subsampling, uint8_t **out,
-                          size_t *out_size) {
-    if (!image || !out || !out_size || image->format != CCORE_PIXEL_RGB24 || quality < 1 || quality > 100 ||
-        (unsigned)subsampling >= TJ_NUMSAMP)
-        return -EINVAL;
-    tjhandle enc = tjInitCompress();
-    if (!enc) return -ENOMEM;
-    unsigned char *jpeg_buf = NULL;
-    unsigned long jpeg_size = 0;
-    int rc = tjCompress2(enc, image->plane0, (int)image->width, (int)image->stride0, (int)image->height, TJPF_RGB,
-                         &jpeg_buf, &jpeg_size, (int)subsampling, quality, 0);
-    tjDestroy(enc);
-    if (rc != 0) {
-        tjFree(jpeg_buf);
-        return CCORE_E_CORRUPT;
-    }
-    return hand_back(jpeg_buf, jpeg_size, out, out_size);
-}
-
-int ccore_jpeg_encode(const ccore_image *image, int quality, uint8_t **out, size_t *out_size) {
-    if (!image || !out || !out_size || quality < 1 || quality > 100) return -EINVAL;
-    tjhandle enc = tjInitCompress();
-    if (!enc) return -ENOMEM;
-    unsigned char *jpeg_buf = NULL;
-    unsigned long jpeg_size = 0;
-    int rc = 0, w = (int)image->width, h = (int)image->height;
-    uint8_t *scratch = NULL;
-    switch (image->format) {
-    case CCORE_PIXEL_RGB24:
-        rc = tjCompress2(enc, image->plane0, w, (int)image->stride0, h, TJPF_RGB, &jpeg_buf, &jpeg_size, TJSAMP_420,
-                         quality, 0);
-        break;
-    case CCORE_PIXEL_YUYV: {
-        size_t half = (size_t)(w + 1) / 2;
-        scratch = malloc((size_t)w * h + 2 * half * h);
-        if (!scratch) {
-            rc = -1;
-            break;
-        }
-        uint8_t *u = scratch + (size_t)w * h, *v = u + half * h;
-        yuyv_to_planes(image, scratch, u, v);
-        const unsigned char *planes[3] = {scratch, u, v};
-        int strides[3] = {w, (int)half, (int)half};
-        rc = tjCompressFromYUVPlanes(enc, planes, w, strides, h, TJSAMP_422, &jpeg_buf, &jpeg_size, quality, 0);
-        break;
-    }
-    case CCORE_PIXEL_YUV420: {
-        const unsigned char *planes[3] = {image->plane0, image->plane1, image->plane2};
-        int strides[3] = {(int)image->stride0, (int)image->stride1, (int)image->stride2};
-        rc = tjCompressFromYUVPlanes(enc, planes, w, strides, h, TJSAMP_420, &jpeg_buf, &jpeg_size, quality, 0);
-        break;
-    }
-    default:
-        tjDestroy(enc);
-        return -EINVAL;
-    }
-    free(scratch);
-    if (rc != 0) {
-        tjFree(jpeg_buf);
-        tjDestroy(enc);
-        return CCORE_E_CORRUPT;
-    }
-    tjDestroy(enc);
-    return hand_back(jpeg_buf, jpeg_size, out, out_size);
 }

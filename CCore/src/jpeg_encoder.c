@@ -1,11 +1,14 @@
-/* A JPEG encoder that reuses one output buffer (see ccore/jpeg.h).
+/* The JPEG encoders (TurboJPEG, see ccore/jpeg.h): one-shot ones for tools
+ * and tests, and one for live pictures that reuses one output buffer.
  *
- * TurboJPEG writes into the caller's buffer when told TJFLAG_NOREALLOC; the
- * buffer is sized at create by tjBufSize for the largest picture at 4:2:0,
- * the worst case TurboJPEG itself guarantees, so no frame can overflow it. */
+ * The live one: TurboJPEG writes into the caller's buffer when told
+ * TJFLAG_NOREALLOC; the buffer is sized at create by tjBufSize for the largest
+ * picture at 4:2:0, the worst case TurboJPEG itself guarantees, so no frame
+ * can overflow it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <turbojpeg.h>
 
 #include "ccore/error.h"
@@ -65,3 +68,91 @@ int ccore_jpeg_encoder_encode(ccore_jpeg_encoder *enc, const uint8_t *pixels, ui
 }
 
 const char *ccore_jpeg_encoder_error_message(const ccore_jpeg_encoder *enc) { return enc ? enc->message : ""; }
+
+/* Splits packed YUYV into 4:2:2 planes for the encoder. */
+static void yuyv_to_planes(const ccore_image *im, uint8_t *y, uint8_t *u, uint8_t *v) {
+    uint32_t half = (im->width + 1) / 2;
+    for (uint32_t row = 0; row < im->height; row++) {
+        const uint8_t *src = im->plane0 + (size_t)row * im->stride0;
+        for (uint32_t x = 0; x < im->width; x++) y[(size_t)row * im->width + x] = src[2 * x];
+        for (uint32_t i = 0; i < half; i++) {
+            u[(size_t)row * half + i] = src[4 * i + 1];
+            v[(size_t)row * half + i] = src[4 * i + 3];
+        }
+    }
+}
+
+/* Hands TurboJPEG's buffer back as plain malloc'ed memory, so callers free() it without TurboJPEG. */
+static int hand_back(unsigned char *jpeg_buf, unsigned long jpeg_size, uint8_t **out, size_t *out_size) {
+    *out = malloc(jpeg_size);
+    if (*out) memcpy(*out, jpeg_buf, jpeg_size);
+    *out_size = jpeg_size;
+    tjFree(jpeg_buf);
+    return *out ? 0 : -ENOMEM;
+}
+
+int ccore_jpeg_encode_rgb(const ccore_image *image, int quality, ccore_jpeg_subsampling subsampling, uint8_t **out,
+                          size_t *out_size) {
+    if (!image || !out || !out_size || image->format != CCORE_PIXEL_RGB24 || quality < 1 || quality > 100 ||
+        (unsigned)subsampling >= TJ_NUMSAMP)
+        return -EINVAL;
+    tjhandle enc = tjInitCompress();
+    if (!enc) return -ENOMEM;
+    unsigned char *jpeg_buf = NULL;
+    unsigned long jpeg_size = 0;
+    int rc = tjCompress2(enc, image->plane0, (int)image->width, (int)image->stride0, (int)image->height, TJPF_RGB,
+                         &jpeg_buf, &jpeg_size, (int)subsampling, quality, 0);
+    tjDestroy(enc);
+    if (rc != 0) {
+        tjFree(jpeg_buf);
+        return CCORE_E_CORRUPT;
+    }
+    return hand_back(jpeg_buf, jpeg_size, out, out_size);
+}
+
+int ccore_jpeg_encode(const ccore_image *image, int quality, uint8_t **out, size_t *out_size) {
+    if (!image || !out || !out_size || quality < 1 || quality > 100) return -EINVAL;
+    tjhandle enc = tjInitCompress();
+    if (!enc) return -ENOMEM;
+    unsigned char *jpeg_buf = NULL;
+    unsigned long jpeg_size = 0;
+    int rc = 0, w = (int)image->width, h = (int)image->height;
+    uint8_t *scratch = NULL;
+    switch (image->format) {
+    case CCORE_PIXEL_RGB24:
+        rc = tjCompress2(enc, image->plane0, w, (int)image->stride0, h, TJPF_RGB, &jpeg_buf, &jpeg_size, TJSAMP_420,
+                         quality, 0);
+        break;
+    case CCORE_PIXEL_YUYV: {
+        size_t half = (size_t)(w + 1) / 2;
+        scratch = malloc((size_t)w * h + 2 * half * h);
+        if (!scratch) {
+            rc = -1;
+            break;
+        }
+        uint8_t *u = scratch + (size_t)w * h, *v = u + half * h;
+        yuyv_to_planes(image, scratch, u, v);
+        const unsigned char *planes[3] = {scratch, u, v};
+        int strides[3] = {w, (int)half, (int)half};
+        rc = tjCompressFromYUVPlanes(enc, planes, w, strides, h, TJSAMP_422, &jpeg_buf, &jpeg_size, quality, 0);
+        break;
+    }
+    case CCORE_PIXEL_YUV420: {
+        const unsigned char *planes[3] = {image->plane0, image->plane1, image->plane2};
+        int strides[3] = {(int)image->stride0, (int)image->stride1, (int)image->stride2};
+        rc = tjCompressFromYUVPlanes(enc, planes, w, strides, h, TJSAMP_420, &jpeg_buf, &jpeg_size, quality, 0);
+        break;
+    }
+    default:
+        tjDestroy(enc);
+        return -EINVAL;
+    }
+    free(scratch);
+    if (rc != 0) {
+        tjFree(jpeg_buf);
+        tjDestroy(enc);
+        return CCORE_E_CORRUPT;
+    }
+    tjDestroy(enc);
+    return hand_back(jpeg_buf, jpeg_size, out, out_size);
+}

@@ -163,6 +163,35 @@ static uint32_t choose_scale(const ccore_processor *p, const ccore_roi_set *rois
     return scale;
 }
 
+/* MJPEG frames are decoded only as far as this frame's readers need: the
+ * ROIs' rows (luma and chroma), the luma of the frame's top half for the
+ * mean luma, and all of the luma when the frame makes a thumbnail. Most of a
+ * decode is Huffman decoding down to the last row read, so the two frames in
+ * three that make no thumbnail cost about half. A preview frame is decoded
+ * whole. Every frame measures the same pixels the same way whatever its
+ * extent (the rows decoded are those of a whole decode, bit for bit, and the
+ * mean luma always covers the top half), so no pattern with the thumbnail's
+ * period enters the traces. */
+#define MJPEG_MEAN_LUMA_FRACTION 0.5f
+
+static ccore_jpeg_rows mjpeg_rows(const ccore_roi_set *rois, int thumbnail) {
+    ccore_jpeg_rows part = {thumbnail ? 1.0f : MJPEG_MEAN_LUMA_FRACTION, 0, 0};
+    uint32_t count = rois ? (rois->count > CCORE_MAX_ROIS ? CCORE_MAX_ROIS : rois->count) : 0;
+    for (uint32_t i = 0; i < count; i++) {
+        float top = rois->rects[i].y, bottom = rois->rects[i].y + rois->rects[i].height;
+        if (i == 0 || top < part.colour_top) part.colour_top = top;
+        if (i == 0 || bottom > part.colour_bottom) part.colour_bottom = bottom;
+    }
+    return part;
+}
+
+/* The part of an MJPEG frame its mean luma covers (a raw frame's covers all of it). */
+static ccore_image mean_luma_view(const ccore_image *decoded) {
+    ccore_image top = *decoded;
+    top.height = (uint32_t)ceilf((float)decoded->height * MJPEG_MEAN_LUMA_FRACTION);
+    return top;
+}
+
 static void publish_thumbnail(ccore_processor *p, const ccore_image *image, uint64_t sequence) {
     thumbnail_header *hdr = ccore_mailbox_write_slot(p->thumbnails);
     hdr->width = p->config.thumbnail_width;
@@ -208,12 +237,19 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
 
     ccore_mailbox_refresh(p->rois);
     const ccore_roi_set *rois = ccore_mailbox_read_slot(p->rois);
-    ccore_image decoded;
-    const ccore_image *image = &f->image;
+    int thumbnail_due = p->thumbnails && p->produced % p->config.thumbnail_every == 0;
+    uint64_t shape = atomic_load_explicit(&p->preview_shape, memory_order_relaxed);
+    int preview_due = p->previews && atomic_load_explicit(&p->preview_on, memory_order_relaxed) &&
+                      p->produced % (uint32_t)shape == 0;
+    ccore_image decoded, luma_view;
+    const ccore_image *image = &f->image, *luma_image = &f->image;
     uint32_t scale = 1;
     if (p->config.is_mjpeg) {
         scale = choose_scale(p, rois);
-        int rc = f->jpeg ? ccore_jpeg_decode(p->jpeg, f->jpeg, f->jpeg_size, scale, &decoded) : CCORE_E_CORRUPT;
+        ccore_jpeg_rows part = mjpeg_rows(rois, thumbnail_due);
+        int rc = !f->jpeg       ? CCORE_E_CORRUPT
+                 : preview_due ? ccore_jpeg_decode(p->jpeg, f->jpeg, f->jpeg_size, scale, &decoded)
+                               : ccore_jpeg_decode_part(p->jpeg, f->jpeg, f->jpeg_size, scale, &part, &decoded);
         if (rc < 0) {
             count_error(p);
             snprintf(p->message, sizeof p->message, "frame %llu: %s", (unsigned long long)f->sequence,
@@ -221,6 +257,8 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
             return rc == -E2BIG ? CCORE_E_CORRUPT : rc;
         }
         image = &decoded;
+        luma_view = mean_luma_view(&decoded);
+        luma_image = &luma_view;
         if (timed) decode_ns = elapsed_since(mark, &mark);
     }
 
@@ -228,7 +266,7 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
     s->sequence = f->sequence;
     s->timestamp_ns = f->timestamp_ns;
     s->decode_scale = scale;
-    s->mean_luma = ccore_image_mean_luma(image);
+    s->mean_luma = ccore_image_mean_luma(luma_image);
     if (rois) {
         s->roi_generation = rois->generation;
         s->roi_count = rois->count;
@@ -242,16 +280,14 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
         s->kernels_ns = elapsed_since(mark, &mark);
     }
     int pictured = 0;
-    if (p->thumbnails && p->produced % p->config.thumbnail_every == 0) {
+    if (thumbnail_due) {
         publish_thumbnail(p, image, f->sequence);
         s->flags |= CCORE_SAMPLE_THUMBNAIL;
         pictured = 1;
     }
     /* Drawn from the frame as decoded for measuring: switching the preview on
      * must not change the decode scale, which would step the colour traces. */
-    uint64_t shape = atomic_load_explicit(&p->preview_shape, memory_order_relaxed);
-    if (p->previews && atomic_load_explicit(&p->preview_on, memory_order_relaxed) &&
-        p->produced % (uint32_t)shape == 0) {
+    if (preview_due) {
         preview_header *hdr = ccore_mailbox_write_slot(p->previews);
         hdr->width = (uint32_t)(shape >> 48);
         hdr->height = (uint32_t)(shape >> 32) & 0xFFFFu;

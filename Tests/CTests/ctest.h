@@ -60,9 +60,12 @@ void test_spectrum_errors(void);
 void test_jpeg_round_trip(void);
 void test_jpeg_scaled_decode(void);
 void test_jpeg_corrupt(void);
+void test_jpeg_matches_turbojpeg(void);
+void test_jpeg_partial_decode(void);
 void test_roi_means_and_skin_mask(void);
 void test_processor_sample_and_thumbnail(void);
 void test_processor_gaps_and_flags(void);
+void test_processor_mjpeg_every_frame_alike(void);
 void test_source_file_replay(void);
 void test_source_file_errors(void);
 

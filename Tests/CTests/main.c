@@ -54,9 +54,12 @@ static const struct {
     TEST(test_jpeg_round_trip),
     TEST(test_jpeg_scaled_decode),
     TEST(test_jpeg_corrupt),
+    TEST(test_jpeg_matches_turbojpeg),
+    TEST(test_jpeg_partial_decode),
     TEST(test_roi_means_and_skin_mask),
     TEST(test_processor_sample_and_thumbnail),
     TEST(test_processor_gaps_and_flags),
+    TEST(test_processor_mjpeg_every_frame_alike),
     TEST(test_source_file_replay),
     TEST(test_source_file_errors),
 };

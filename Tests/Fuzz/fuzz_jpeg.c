@@ -5,7 +5,7 @@
  *  - bit 0 clear: the rest is a JPEG as read from a file or camera. The
  *    decoder is sized exactly to the size its header claims (the tightest
  *    fit, where padded planes overflowed before), then it decodes at the
- *    chosen scale.
+ *    chosen scale, whole and then in part (the upper bits pick the rows).
  *  - bit 0 set: the next bytes give a width and height (1-64, odd ones
  *    included), a chroma subsampling (all six, 4:4:0 and 4:1:1 must be
  *    refused) and a quality; the rest paints the pixels. The image is encoded
@@ -41,7 +41,7 @@ static void read_planes(const ccore_image *im) {
     sink = sum;
 }
 
-static void decode_exact(const uint8_t *jpeg, size_t size, uint32_t scale) {
+static void decode_exact(const uint8_t *jpeg, size_t size, uint32_t scale, uint8_t rows) {
     ccore_jpeg *probe = NULL;
     if (ccore_jpeg_create(1, 1, &probe) != 0) return;
     uint32_t w = 0, h = 0;
@@ -52,6 +52,10 @@ static void decode_exact(const uint8_t *jpeg, size_t size, uint32_t scale) {
     if (ccore_jpeg_create(w, h, &dec) != 0) return;
     ccore_image image;
     if (ccore_jpeg_decode(dec, jpeg, size, scale, &image) == 0) read_planes(&image);
+    /* A partial decode stops early and leaves rows undecoded: the planes must stay sound. */
+    float top = (float)(rows & 7) / 8, bottom = top + (float)(rows >> 3) / 4;
+    ccore_jpeg_rows part = {.luma_bottom = (float)((rows >> 1) & 3) / 3, .colour_top = top, .colour_bottom = bottom};
+    if (ccore_jpeg_decode_part(dec, jpeg, size, scale, &part, &image) == 0) read_planes(&image);
     ccore_jpeg_destroy(dec);
 }
 
@@ -91,6 +95,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (data[0] & 1)
         encode_then_decode(data + 1, size - 1);
     else
-        decode_exact(data + 1, size - 1, 1u << ((data[0] >> 1) & 3));
+        decode_exact(data + 1, size - 1, 1u << ((data[0] >> 1) & 3), data[0] >> 3);
     return 0;
 }

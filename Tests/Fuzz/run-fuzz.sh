@@ -18,7 +18,7 @@ mkdir -p "$out/obj"
 command -v clang >/dev/null || { echo "run-fuzz.sh: clang not found (it ships with the Swift toolchain)" >&2; exit 1; }
 if [ -z "${FUZZ_SKIP_SETUP:-}" ]; then Tools/setup.sh; fi
 
-libs=(-lturbojpeg -lfftw3f -lm -lpthread)
+libs=(-lturbojpeg -ljpeg -lfftw3f -lm -lpthread)
 if grep -q "libv4lconvert" CCore/src/*.c; then libs+=(-lv4lconvert); fi
 cflags=(-std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O2 -ICCore/include
     -fno-sanitize-recover=undefined)
@@ -38,7 +38,7 @@ build() { # target
 if [ "${1:-}" = "--seeds" ]; then
     rm -rf Tests/Fuzz/corpus/videofile Tests/Fuzz/corpus/jpeg
     mkdir -p Tests/Fuzz/corpus/videofile Tests/Fuzz/corpus/jpeg
-    clang "${cflags[@]}" Tests/Fuzz/make-seeds.c CCore/src/jpeg.c CCore/src/image.c -lturbojpeg -o "$out/make-seeds"
+    clang "${cflags[@]}" Tests/Fuzz/make-seeds.c CCore/src/jpeg_encoder.c CCore/src/image.c -lturbojpeg -o "$out/make-seeds"
     "$out/make-seeds" Tests/Fuzz/corpus
     du -sh Tests/Fuzz/corpus
     exit 0

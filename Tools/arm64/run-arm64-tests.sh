@@ -37,7 +37,7 @@ install() {
         $sudo dpkg --add-architecture arm64 || return 1
     fi
     for p in gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev:arm64 qemu-user \
-        libfftw3-dev:arm64 libturbojpeg0-dev:arm64 libv4l-dev:arm64; do
+        libfftw3-dev:arm64 libturbojpeg0-dev:arm64 libjpeg62-turbo-dev:arm64 libv4l-dev:arm64; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0

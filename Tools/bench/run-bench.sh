@@ -33,6 +33,7 @@ apt_install() {
 command -v python3 >/dev/null || apt_install python3
 command -v swift >/dev/null || { echo "run-bench.sh: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
 [ -e /usr/include/turbojpeg.h ] || apt_install libturbojpeg0-dev
+[ -e /usr/include/jpeglib.h ] || apt_install libjpeg62-turbo-dev
 
 # Pinned versions (requirements-python-peer.txt: OpenCV 4.x), so runs compare;
 # the venv is rebuilt when the pins change.

@@ -1,5 +1,6 @@
-/* JPEG decode (TurboJPEG) at a reduced scale into preallocated planes, and an
- * encoder for tools and tests that need MJPEG input. */
+/* JPEG decode (libjpeg-turbo's libjpeg API) at a reduced scale into
+ * preallocated planes, whole or only the rows a caller reads, and encoders
+ * (TurboJPEG) for tools, tests and live pictures. */
 #ifndef CCORE_JPEG_H
 #define CCORE_JPEG_H
 
@@ -28,10 +29,28 @@ int ccore_jpeg_peek_size(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uin
 /** Decodes at 1/scale_denom (1, 2, 4 or 8) to Y'CbCr planes owned by the
  *  decoder, described by `out` (full range, format by the JPEG's chroma
  *  subsampling: YUV420 / YUV422P / YUV444P / GRAY). `out` stays valid until
- *  the next decode. Corrupt or truncated data -> CCORE_E_CORRUPT with the
- *  decoder's message in ccore_jpeg_error_message; a frame larger than the
- *  decoder's maximum -> -E2BIG. */
+ *  the next decode; its strides may exceed the widths (whole blocks). Corrupt
+ *  or truncated data -> CCORE_E_CORRUPT with the decoder's message in
+ *  ccore_jpeg_error_message; 4:4:0, 4:1:1, CMYK or RGB-coded JPEGs ->
+ *  CCORE_E_UNSUPPORTED; a frame larger than the decoder's maximum -> -E2BIG. */
 int ccore_jpeg_decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t scale_denom, ccore_image *out);
+
+/** The part of a frame a partial decode delivers, as fractions (0-1) of the
+ *  frame's height from its top: luma down to `luma_bottom`, and luma and
+ *  chroma from `colour_top` down to `colour_bottom` (an empty band: none). */
+typedef struct {
+    float luma_bottom;
+    float colour_top, colour_bottom;
+} ccore_jpeg_rows;
+
+/** As ccore_jpeg_decode, but decodes only the rows `part` asks for (and a
+ *  row more on each side): it stops below the last of them and skips the
+ *  inverse DCT elsewhere, while `out` still describes the whole frame. The
+ *  rows asked for are bit for bit those of a whole decode; the others hold
+ *  whatever an earlier frame left there, so nothing may read them. Damage
+ *  in the data is found only as far down as the decode reads. */
+int ccore_jpeg_decode_part(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t scale_denom,
+                           const ccore_jpeg_rows *part, ccore_image *out);
 
 const char *ccore_jpeg_error_message(const ccore_jpeg *jpeg);
 

@@ -79,7 +79,9 @@ typedef struct {
     /** Generation of the ROI set these statistics were computed with. */
     uint32_t roi_generation;
     uint32_t roi_count;
-    /** Mean luma (0-255) over the whole frame, sampled on a sparse grid. */
+    /** Mean luma (0-255), sampled on a sparse grid: over the whole frame for
+     *  raw formats, over the top half for MJPEG (whose frames are decoded
+     *  only as far down as they are read; see processor.c). */
     float mean_luma;
     /** MJPEG decode scale denominator (1, 2, 4, 8); 1 for raw formats. */
     uint32_t decode_scale;
