@@ -137,7 +137,7 @@ package struct QualityMonitor: Sendable {
         return Double(frames.count - 1) / (Double(last.time - first.time) / 1e9)
     }
 
-    /// Aliased light flicker: the whole frame's luma jumping from frame to frame
+    /// Aliased light flicker: the frame's mean luma (an MJPEG frame's top half) jumping from frame to frame
     /// (second difference) in a good share of the last second's frames.
     private func flickering() -> Bool {
         guard let last = frames.last else { return false }
