@@ -70,10 +70,20 @@ static int read_byte(ccore_videofile *vf) {
     return c;
 }
 
-/* Copies up to n bytes into dst; returns how many there were before the end. */
+/* Copies up to n bytes into dst; returns how many there were before the end.
+ * Whole blocks go straight from the file into dst (a Y4M frame is read once,
+ * not into the block and then copied). */
 static size_t read_bytes(ccore_videofile *vf, uint8_t *dst, size_t n) {
     size_t got = 0;
     while (got < n) {
+        if (vf->block_pos == vf->block_len && n - got >= vf->block_size) {
+            size_t direct = (n - got) / vf->block_size * vf->block_size;
+            size_t read = fread(dst + got, 1, direct, vf->fp);
+            vf->offset += read;
+            got += read;
+            if (read < direct) break;
+            continue;
+        }
         size_t avail = refill(vf);
         if (avail == 0) break;
         size_t take = n - got < avail ? n - got : avail;

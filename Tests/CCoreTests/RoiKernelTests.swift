@@ -152,8 +152,9 @@ import Testing
         #expect(abs(Double(mean) - Double(sum) / Double(gx * gy)) < 1e-3)
 
         // 40x30: the usual downscale; 96x72: same size; 300x7: wider than the frame (right neighbours
-        // clamped) and wider than the kernel's 256-column chunk; 7x100: taller than the frame.
-        for (tw, th) in [(40, 30), (96, 72), (300, 7), (7, 100)] {
+        // clamped) and wider than the kernel's 256-column chunk; 7x100: taller than the frame;
+        // 48x36: exactly half (the kernel's fast path for the detector's 320x240 of 640x480).
+        for (tw, th) in [(40, 30), (96, 72), (300, 7), (7, 100), (48, 36)] {
             var thumb = [UInt8](repeating: 0, count: tw * th)
             #expect(frame.withImage { ccore_image_luma_thumbnail($0, &thumb, UInt32(tw), UInt32(th)) } == 0)
             for j in 0..<th {

@@ -6,7 +6,9 @@
 /// `FaceFinder` keeps the table of its last whole-frame search; a face can only
 /// enter, leave or appear where the picture changed, so while every block
 /// outside the tracked face's window keeps its mean, the faces found there are
-/// still the faces there. Block means average the sensor's noise away (a
+/// still the faces there. It also keeps a table of the window alone at its last
+/// windowed search: while every block inside keeps its mean, the face is where
+/// that search found it. Block means average the sensor's noise away (a
 /// block of 64 pixels has an eighth of a pixel's noise); the spread (standard
 /// deviation) tells a textured block from a flat one of the same mean. A person sitting still
 /// still moves: breathing, sway, a settling camera shift edges by a pixel or two,
@@ -18,26 +20,34 @@ package struct BlockMeans: Sendable {
     /// Block side, thumbnail pixels: a 24-pixel face (the cascade's smallest) spans 3x3 blocks.
     package static let side = 8
 
+    /// The whole picture's size.
     package let width: Int, height: Int
-    /// (width + 1) x (height + 1), row 0 and column 0 zero. They wrap around
-    /// (squares of a large picture pass 2^32); a block's sum never does, and
-    /// wrapped differences give it exactly.
+    /// The part of the picture the tables cover (all of it unless made for an area).
+    package let covered: PixelRect
+    /// (covered.width + 1) x (covered.height + 1), row 0 and column 0 zero. They
+    /// wrap around (squares of a large picture pass 2^32); a block's sum never
+    /// does, and wrapped differences give it exactly.
     private let sums: [UInt32]
     private let squares: [UInt32]
 
-    package init(_ thumbnail: LumaThumbnail) {
-        let width = thumbnail.width, height = thumbnail.height, stride = width + 1
+    /// The tables of the whole thumbnail, or only of `area` (clipped to the picture).
+    package init(_ thumbnail: LumaThumbnail, covering area: PixelRect? = nil) {
+        let width = thumbnail.width, height = thumbnail.height
+        let covered = area.map { Self.clip($0, width: width, height: height) }
+            ?? PixelRect(x: 0, y: 0, width: width, height: height)
         self.width = width
         self.height = height
-        var sums = [UInt32](repeating: 0, count: stride * (height + 1))
+        self.covered = covered
+        let stride = covered.width + 1
+        var sums = [UInt32](repeating: 0, count: stride * (covered.height + 1))
         var squares = sums
         sums.withUnsafeMutableBufferPointer { table in
             squares.withUnsafeMutableBufferPointer { squareTable in
                 thumbnail.pixels.withUnsafeBufferPointer { pixels in
-                    for y in 0..<height {
+                    for y in 0..<covered.height {
                         var run: UInt32 = 0, squareRun: UInt32 = 0
-                        let above = y * stride, here = above + stride, line = y * width
-                        for x in 0..<width {
+                        let above = y * stride, here = above + stride, line = (covered.y + y) * width + covered.x
+                        for x in 0..<covered.width {
                             let value = UInt32(pixels[line + x])
                             run &+= value
                             squareRun &+= value &* value
@@ -52,11 +62,24 @@ package struct BlockMeans: Sendable {
         self.squares = squares
     }
 
+    /// `area` cut to a width x height picture (empty when it lies outside).
+    package static func clip(_ area: PixelRect, width: Int, height: Int) -> PixelRect {
+        let left = min(max(0, area.x), width), top = min(max(0, area.y), height)
+        let right = max(left, min(width, area.x + area.width)), bottom = max(top, min(height, area.y + area.height))
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
+    /// Whether the side x side block at (x, y), picture pixels, lies inside the tables.
+    private func covers(x: Int, y: Int) -> Bool {
+        x >= covered.x && y >= covered.y
+            && x + Self.side <= covered.x + covered.width && y + Self.side <= covered.y + covered.height
+    }
+
     /// Mean and standard deviation of the luma of the side x side block at
-    /// (x, y), which lies inside the picture.
+    /// (x, y), picture pixels, which lies inside the tables.
     private func block(x: Int, y: Int) -> (mean: Float, spread: Float) {
-        let stride = width + 1, side = Self.side
-        let top = y * stride + x, bottom = (y + side) * stride + x
+        let stride = covered.width + 1, side = Self.side
+        let top = (y - covered.y) * stride + (x - covered.x), bottom = top + side * stride
         let sum = sums[bottom + side] &- sums[bottom] &- sums[top + side] &+ sums[top]
         let square = squares[bottom + side] &- squares[bottom] &- squares[top + side] &+ squares[top]
         let n = Float(side * side), mean = Float(sum) / n
@@ -67,22 +90,41 @@ package struct BlockMeans: Sendable {
     /// pixels; nil: the whole picture counts) differs in mean or in spread by
     /// more than `threshold` luma levels from every block of `earlier` within
     /// `shift` pixels of it.
-    /// Pictures of different sizes always count as changed.
+    /// Pictures of different sizes, or tables not covering the whole picture, always count as changed.
     package func changed(since earlier: BlockMeans, outside area: PixelRect?, threshold: Float, shift: Int) -> Bool {
+        let whole = PixelRect(x: 0, y: 0, width: width, height: height)
+        guard covered == whole, earlier.covered == whole else { return true }
+        return changed(since: earlier, grid: whole, skipping: area, threshold: threshold, shift: shift)
+    }
+
+    /// The same test for the blocks of a grid laid over `area` alone (its last
+    /// row and column moved in to fit), against `earlier`'s blocks within
+    /// `shift` pixels that its tables cover (make them for `area` grown by
+    /// `shift` on each side). Tables not covering `area`, or an area smaller
+    /// than a block, always count as changed.
+    package func changed(since earlier: BlockMeans, inside area: PixelRect, threshold: Float, shift: Int) -> Bool {
+        guard Self.clip(area, width: width, height: height) == area, area.width >= Self.side, area.height >= Self.side,
+              covered.x <= area.x, covered.y <= area.y,
+              covered.x + covered.width >= area.x + area.width, covered.y + covered.height >= area.y + area.height
+        else { return true }
+        return changed(since: earlier, grid: area, skipping: nil, threshold: threshold, shift: shift)
+    }
+
+    private func changed(since earlier: BlockMeans, grid: PixelRect, skipping area: PixelRect?,
+                         threshold: Float, shift: Int) -> Bool {
         let side = Self.side
-        guard earlier.width == width, earlier.height == height, width >= side, height >= side else { return true }
-        // The grid covers the picture; the last row and column are moved in to fit.
-        for gy in 0..<(height + side - 1) / side {
-            let y = min(gy * side, height - side)
-            for gx in 0..<(width + side - 1) / side {
-                let x = min(gx * side, width - side)
+        guard earlier.width == width, earlier.height == height, grid.width >= side, grid.height >= side else { return true }
+        for gy in 0..<(grid.height + side - 1) / side {
+            let y = grid.y + min(gy * side, grid.height - side)
+            for gx in 0..<(grid.width + side - 1) / side {
+                let x = grid.x + min(gx * side, grid.width - side)
                 if let area, x + side > area.x, x < area.x + area.width, y + side > area.y, y < area.y + area.height {
                     continue
                 }
                 let now = block(x: x, y: y)
                 var matched = false
                 search: for ey in max(0, y - shift)...min(height - side, y + shift) {
-                    for ex in max(0, x - shift)...min(width - side, x + shift) {
+                    for ex in max(0, x - shift)...min(width - side, x + shift) where earlier.covers(x: ex, y: ey) {
                         let then = earlier.block(x: ex, y: ey)
                         if abs(then.mean - now.mean) <= threshold, abs(then.spread - now.spread) <= threshold {
                             matched = true

@@ -14,6 +14,13 @@
 /// changing the picture where it comes in, so the faces found there last time
 /// are still the faces there. A still scene is searched whole at least every
 /// `quietScanInterval` all the same.
+/// The windowed search itself is skipped while the window's own picture is
+/// unchanged since the last one (the same `BlockMeans` test, inside the
+/// window, with no shift allowed): the face is then where that
+/// search found it, and the result says so (`reused`) so that the tracker only
+/// confirms the face instead of counting the same detection twice. A face that
+/// moves, turns or leaves changes its blocks and is searched for at once; an
+/// unchanged window is searched again after `windowRefreshInterval`.
 /// Faces beside the tracked one from the last whole-frame search are carried
 /// with every windowed result until the next one, for the quality monitor
 /// (`multipleFaces` must hold for a second); the tracker is given only what was
@@ -25,6 +32,9 @@ package final class FaceFinder {
         package var found: [NormalizedRect]
         /// Found beside the tracked face by the last whole-frame search, not searched again.
         package var carried: [NormalizedRect]
+        /// Nothing was searched: `found` is the last windowed search's, reused
+        /// because the picture in the window did not change since.
+        package var reused = false
         package var all: [NormalizedRect] { found + carried }
     }
 
@@ -47,6 +57,15 @@ package final class FaceFinder {
         /// join its cluster: on JPEG-compressed and moving clips boxes moved, and the
         /// accuracy benchmark's confidence dropped on some.)
         package var sizeRange: ClosedRange<Float> = 0.5...2.0
+        /// Seconds a windowed search's faces are reused while the window's picture
+        /// is unchanged (0: search the window on every call).
+        package var windowRefreshInterval = 1.0
+        /// The shift allowed inside the window (the threshold is `changeThreshold`):
+        /// none, so a face that moves by a pixel or two across its blocks' edges is
+        /// searched for again, as before. (Allowing 2 pixels there, as outside, reused
+        /// about a tenth more results on a still clip but moved more regions in the
+        /// accuracy benchmark: more of its clips changed band.)
+        package var windowChangeShift = 0
         package init() {}
     }
 
@@ -60,11 +79,15 @@ package final class FaceFinder {
     private var lastFullPicture: BlockMeans?
     /// Faces other than the tracked one at the last whole-frame search, normalized.
     private var others = [NormalizedRect]()
+    /// The last windowed search: its area, the picture there, what it found and when.
+    private var lastWindow: (area: PixelRect, picture: BlockMeans, found: [NormalizedRect], time: Double)?
     /// Searches made, for tests and benchmarks.
     package private(set) var fullScans = 0
     package private(set) var windowScans = 0
     /// Whole-frame searches skipped because nothing outside the window changed.
     package private(set) var quietSkips = 0
+    /// Windowed searches skipped because nothing inside the window changed.
+    package private(set) var windowSkips = 0
 
     /// `keep` filters each search's raw faces (e.g. dropping boxes around smaller faces).
     package init(detector: FaceDetector, configuration: Configuration = Configuration(),
@@ -80,14 +103,26 @@ package final class FaceFinder {
         throws(CoreError) -> Result {
         if let tracked, time >= lastLook, let window = window(around: tracked, in: thumbnail),
            time - lastLook < configuration.fullScanInterval || unchanged(thumbnail, outside: window.area, at: time) {
+            if let kept = keptWindow(thumbnail, in: window.area, at: time) {
+                windowSkips += 1
+                return Result(found: kept, carried: others, reused: true)
+            }
             windowScans += 1
             let found = try search(thumbnail, in: window.area, minSize: window.minSize, maxSize: window.maxSize)
             // A face near the area's edge may have had some of its raw hits cut off,
             // which would move its box: only faces well inside the area are taken.
             if !found.isEmpty, found.allSatisfy({ clear(of: window.area, $0, in: thumbnail) }) {
+                // The picture there, grown by the shift allowed, for the next calls.
+                if configuration.windowRefreshInterval > 0 {
+                    let shift = configuration.windowChangeShift
+                    let grown = PixelRect(x: window.area.x - shift, y: window.area.y - shift,
+                                          width: window.area.width + 2 * shift, height: window.area.height + 2 * shift)
+                    lastWindow = (window.area, BlockMeans(thumbnail, covering: grown), found, time)
+                }
                 return Result(found: found, carried: others)
             }
         }
+        lastWindow = nil
         fullScans += 1
         let all = try search(thumbnail, in: nil, minSize: nil, maxSize: nil)
         // The tracked face is the one nearest its box; the rest are remembered.
@@ -111,6 +146,7 @@ package final class FaceFinder {
 
     private func forgetFullScan() {
         others = []
+        lastWindow = nil
         lastFullScan = -.infinity
         lastLook = -.infinity
         lastFullPicture = nil
@@ -126,6 +162,18 @@ package final class FaceFinder {
         lastLook = time
         quietSkips += 1
         return true
+    }
+
+    /// The last windowed search's faces, when it searched this same area recently
+    /// enough and nothing inside the area changed since.
+    private func keptWindow(_ thumbnail: LumaThumbnail, in area: PixelRect, at time: Double) -> [NormalizedRect]? {
+        guard let last = lastWindow, last.area == area, time >= last.time,
+              time - last.time < configuration.windowRefreshInterval,
+              !BlockMeans(thumbnail, covering: area).changed(since: last.picture, inside: area,
+                                                            threshold: configuration.changeThreshold,
+                                                            shift: configuration.windowChangeShift)
+        else { return nil }
+        return last.found
     }
 
     private typealias Window = (area: PixelRect, minSize: Int, maxSize: Int)

@@ -89,6 +89,16 @@ package struct FaceTracker: Sendable {
         return track
     }
 
+    /// The tracked face is still where the last detection put it (its picture did
+    /// not change): seen at `time`, its box and averages kept. Nil when none is tracked.
+    package mutating func confirm(faceCount: Int, at time: Double) -> Track? {
+        guard var held = track else { return nil }
+        held.lastSeen = time
+        held.faceCount = faceCount
+        track = held
+        return track
+    }
+
     /// Forgets the face (tracking switched off, or the face lost).
     package mutating func reset() {
         track = nil

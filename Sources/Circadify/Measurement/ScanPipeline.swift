@@ -106,7 +106,12 @@ package final class ScanPipeline {
             throw .processingFailed("face detection failed: \(error.message)")
         }
         lastDetections = search.all
-        if let track = tracker.update(detections: search.found, at: time) {
+        // A reused result is the same detection again: it confirms the face, it is
+        // not a second look at it (fed again, it would pull the averages to it).
+        let track = search.reused
+            ? tracker.confirm(faceCount: search.found.count, at: time)
+            : tracker.update(detections: search.found, at: time)
+        if let track {
             faceCentreY = motion.update(thumbnail: thumbnail, box: track.box)
         } else {
             motion.reset()

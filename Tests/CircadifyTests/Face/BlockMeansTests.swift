@@ -39,6 +39,32 @@ import Testing
         #expect(!now.changed(since: before, outside: PixelRect(x: 64, y: 32, width: 32, height: 32), threshold: 8, shift: 2))
     }
 
+    /// Tables of an area alone: the blocks inside it are compared, against the
+    /// earlier tables grown by the shift; what happens outside is not seen.
+    @Test func insideAnAreaOnlyItsOwnBlocksCount() {
+        let area = PixelRect(x: 16, y: 16, width: 40, height: 32)
+        let grown = PixelRect(x: 14, y: 14, width: 44, height: 36)
+        let before = BlockMeans(Self.stripes(), covering: grown)
+        #expect(before.covered == grown)
+        #expect(!BlockMeans(Self.stripes(seed: 1), covering: area)
+            .changed(since: before, inside: area, threshold: 8, shift: 2))
+        #expect(!BlockMeans(Self.stripes(dx: 2, dy: 1, seed: 2), covering: area)
+            .changed(since: before, inside: area, threshold: 8, shift: 2))
+        var patched = Self.stripes()
+        for y in 40..<52 { for x in 70..<82 { patched.pixels[y * patched.width + x] = 125 } }  // outside the area
+        #expect(!BlockMeans(patched, covering: area).changed(since: before, inside: area, threshold: 8, shift: 2))
+        for y in 20..<32 { for x in 24..<36 { patched.pixels[y * patched.width + x] = 125 } }  // inside
+        #expect(BlockMeans(patched, covering: area).changed(since: before, inside: area, threshold: 8, shift: 2))
+        // Tables that do not cover the area, or an area smaller than a block, are a change.
+        let elsewhere = PixelRect(x: 40, y: 8, width: 40, height: 40)
+        #expect(BlockMeans(Self.stripes(), covering: area).changed(since: before, inside: elsewhere, threshold: 8, shift: 2))
+        let tiny = PixelRect(x: 20, y: 20, width: 6, height: 6)
+        #expect(BlockMeans(Self.stripes(), covering: area).changed(since: before, inside: tiny, threshold: 8, shift: 2))
+        // An area reaching outside the picture is clipped to it.
+        #expect(BlockMeans(Self.stripes(), covering: PixelRect(x: -5, y: 60, width: 20, height: 20)).covered
+            == PixelRect(x: 0, y: 60, width: 15, height: 4))
+    }
+
     @Test func anotherSizeIsAChange() {
         let before = BlockMeans(Self.stripes())
         #expect(BlockMeans(Self.stripes(width: 88)).changed(since: before, outside: nil, threshold: 8, shift: 2))

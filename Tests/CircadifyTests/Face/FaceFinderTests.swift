@@ -43,6 +43,7 @@ import Testing
         }
         var everyCall = FaceFinder.Configuration()
         everyCall.fullScanInterval = 0
+        everyCall.windowRefreshInterval = 0
         let (wholeBoxes, _) = try await track(clip.video.path, finder: everyCall)
         let (finderBoxes, finder) = try await track(clip.video.path, finder: .init())
         #expect(finderBoxes == wholeBoxes)
@@ -89,6 +90,47 @@ import Testing
         }
         let seen = try #require(seenAt, "the second face was never found")
         #expect(seen - 4 <= finder.configuration.fullScanInterval + 0.05, "found at \(seen) s")
+    }
+
+    /// While the picture in the face's window does not change the window is not
+    /// searched again, only every `windowRefreshInterval`: the last search's faces
+    /// are reused, marked as such. When the face moves, the next call searches and
+    /// finds it at its new place.
+    @Test func aStillWindowIsSearchedAgainOnlyWhenItsPictureChanges() throws {
+        let luma = try FaceDetectorTests.image("astronaut.jpg")
+        let detector = try FaceDetector(maxWidth: luma.width, maxHeight: luma.height)
+        let faces = try detector.detect(luma: luma.pixels, width: luma.width, height: luma.height)
+        try #require(faces.count == 1)
+        let still = LumaThumbnail(width: luma.width, height: luma.height, sequence: 0, pixels: luma.pixels)
+        let w = Float(luma.width), h = Float(luma.height)
+        let box = NormalizedRect(x: Float(faces[0].x) / w, y: Float(faces[0].y) / h,
+                                 width: Float(faces[0].width) / w, height: Float(faces[0].height) / h)
+        let finder = FaceFinder(detector: detector)
+        // 2 s of the still picture, 10 calls a second: a whole-frame search, then the
+        // window searched at 0.1 s and again once its result is a second old.
+        var searched = [NormalizedRect]()
+        for call in 0..<20 {
+            let result = try finder.find(in: still, tracked: box, at: Double(call) / 10)
+            #expect(result.found.count == 1, "call \(call): \(result)")
+            if result.reused {
+                #expect(result.found == searched, "call \(call)")
+            } else {
+                searched = result.found
+            }
+        }
+        #expect(finder.fullScans == 1, "\(finder.fullScans) whole-frame searches")
+        #expect(finder.windowScans == 2, "\(finder.windowScans) windowed searches")
+        #expect(finder.windowSkips == 17, "\(finder.windowSkips) reused")
+        // The face (the whole picture) moves 8 pixels right and down: searched at once.
+        var moved = [UInt8](repeating: 0, count: luma.pixels.count)
+        for y in 8..<luma.height {
+            for x in 8..<luma.width { moved[y * luma.width + x] = luma.pixels[(y - 8) * luma.width + x - 8] }
+        }
+        let result = try finder.find(in: LumaThumbnail(width: luma.width, height: luma.height, sequence: 0, pixels: moved),
+                                     tracked: box, at: 2.0)
+        #expect(!result.reused)
+        let face = try #require(result.found.first)
+        #expect(abs((face.x - box.x) * w - 8) <= 3 && abs((face.y - box.y) * h - 8) <= 3, "\(face) against \(box)")
     }
 
     /// The detections of every thumbnail, and the finder's counts.

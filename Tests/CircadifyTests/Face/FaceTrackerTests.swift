@@ -46,6 +46,17 @@ import Testing
         #expect(tracker.update(detections: [face], at: 1.4)?.box == face)
     }
 
+    /// A confirmation (the finder reused a detection: the face's picture did not
+    /// change) keeps the box and the averages, and the grace period counts from it.
+    @Test func aConfirmedFaceKeepsItsBoxAndIsHeldFromTheConfirmation() {
+        var tracker = FaceTracker()
+        #expect(tracker.confirm(faceCount: 1, at: 0) == nil)
+        tracker.update(detections: [face], at: 0)
+        #expect(tracker.confirm(faceCount: 2, at: 0.9) == FaceTracker.Track(box: face, faceCount: 2, lastSeen: 0.9))
+        #expect(tracker.update(detections: [], at: 1.8)?.box == face)
+        #expect(tracker.update(detections: [], at: 2.0) == nil)
+    }
+
     @Test func ofSeveralFacesTheLargestMostCentralIsMeasured() {
         var tracker = FaceTracker()
         let small = NormalizedRect(x: 0.05, y: 0.1, width: 0.12, height: 0.16)
