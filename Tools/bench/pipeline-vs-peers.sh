@@ -167,18 +167,25 @@ measure() {
     /usr/bin/time -f '%U %S %e %M' -o "$base.time" taskset -c "$CPU" "$@" >"$base.out" 2>"$base.err" || rc=$?
     echo "$rc" >"$base.rc"
 }
+# warm FILE: read it into the page cache first. The VM drops cold pages within
+# minutes, and a 442 MB Y4M read back from disk costs the first tool ~0.9 s of
+# system time the next one does not pay; a camera's buffers never touch a disk.
+warm() { cat "$1" >/dev/null; }
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for run in $(seq 1 "$RUNS"); do
     for name in "${CLIP_NAMES[@]}"; do
         file="$(clip_path "$name")"
         say "run $run/$RUNS: $name"
+        warm "$file"
         measure circadify "$name" "$run" "$BIN/circadify" scan --input "$file" --fps "$FPS" \
             --duration "$SECONDS_MEASURED" --json
+        warm "$file"
         measure python "$name" "$run" "$PY" "$ROOT/Tools/bench/pos_pipeline.py" "$file" --fps "$FPS" \
             --seconds "$SECONDS_MEASURED" --detect-width "$PY_DETECT_WIDTH"
         if [ "$VITALLENS" = 1 ]; then
             vfile="$file"
             [ "${name%%-*}" = mjpeg ] && vfile="${file%.*}.mkv"
+            warm "$vfile"
             measure vitallens "$name" "$run" "$PY" "$ROOT/Tools/bench/vitallens_peer.py" "$vfile" --fps "$FPS"
         fi
     done
