@@ -103,6 +103,14 @@ suite errors "camera error paths (circadify scan --device against vivid in the g
 suite replug "circadify monitor through vivid's unplug and replug (in the guest)" Tests/Integration/run-monitor-replug.sh
 suite latency "latency profiler (circadify-latency --device on vivid in the guest)" Tests/Integration/run-latency-guest.sh
 
+# The failures again at the end, where the tail of a CI log shows them: the lines that name
+# a failed test or its recorded issue (swift-testing's ✘, the shell suites' FAIL).
+for name in "${names[@]}"; do
+    case $name in unit) out=$log/unit.raw ;; sanitized) out=$log/asan.raw ;; *) out=$log/$name.txt ;; esac
+    lines=$(grep -E "^✘ |^ *FAIL" "$out" 2>/dev/null | head -40)
+    [ -z "$lines" ] || printf '== failures in %s\n%s\n' "$name" "$lines"
+done
+
 summary="" total_passed=0 total_failed=0
 for i in "${!names[@]}"; do
     summary+="${summary:+; }${names[$i]}: ${passed[$i]} passed, ${failed[$i]} failed"
