@@ -113,7 +113,8 @@ import Testing
         let received = try await consumer.value
         let started = ContinuousClock.now
         await source.stop()
-        #expect(ContinuousClock.now - started < .seconds(1))
+        // A stop that waited for the replay would take 30 s or hang; 5 s leaves room for a busy pool.
+        #expect(ContinuousClock.now - started < .seconds(5))
         #expect(received >= 5 && received < 900)
         #expect(await source.statistics().state == .stopped)
     }

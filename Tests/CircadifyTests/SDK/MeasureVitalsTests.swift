@@ -161,8 +161,9 @@ import Testing
         let cancelled = ContinuousClock.now
         sdk.cancel()
         await #expect(throws: CircadifyError.cancelled) { _ = try await task.value }
-        // Two frame intervals are 67 ms; this bound only catches a cancel that waits for the scan to end.
-        #expect(ContinuousClock.now - cancelled < .seconds(1))
+        // Two frame intervals are 67 ms; this bound only catches a cancel that waits for the
+        // 20 s scan to end, with room for a test pool busy with other suites.
+        #expect(ContinuousClock.now - cancelled < .seconds(5))
         #expect(camera.isRunning && sdk.processingStatus == .idle)
 
         let byTask = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 20)) }
@@ -301,9 +302,10 @@ import Testing
         }
         await camera.release()
         try await Task.sleep(for: .milliseconds(100))
-        // Other suites open and close files meanwhile, so the total may wobble by a few;
-        // a leak here would be hundreds (each start opens the file and three eventfds).
-        #expect(openDescriptorCount() <= before + 4, "descriptors before \(before), after \(openDescriptorCount())")
+        // Other suites open and close files, pipes and sockets meanwhile (a parallel run under
+        // the sanitizers overlaps many), so the process's total wobbles by tens; a leak here
+        // would be hundreds (each of the 100 starts opens the file and three eventfds).
+        #expect(openDescriptorCount() < before + 50, "descriptors before \(before), after \(openDescriptorCount())")
         #expect(openDescriptorCount(to: clip.path) == 0, "the clip is still open")
     }
 
