@@ -75,14 +75,8 @@ struct PreviewState: Encodable, Equatable {
     }
 }
 
-/// The seed's reading of a result's confidence.
-enum ConfidenceBand: String {
-    case reliable, rescan, retry
-
-    init(_ confidence: Double) {
-        self = confidence >= 0.7 ? .reliable : confidence >= 0.4 ? .rescan : .retry
-    }
-
+/// How the page words a result's confidence band.
+extension ConfidenceBand {
     var text: String {
         switch self {
         case .reliable: "Reliable measurement"

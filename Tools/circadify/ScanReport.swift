@@ -18,11 +18,13 @@ enum ScanReport {
         }.joined(separator: "\n") + "\n"
     }
 
-    /// The seed's confidence bands.
+    /// The seed's confidence bands, as the table words them.
     static func band(_ confidence: Double) -> String {
-        if confidence >= 0.7 { return "reliable" }
-        if confidence >= 0.4 { return "fair: re-scan recommended" }
-        return "poor: retry under better conditions"
+        switch ConfidenceBand(confidence) {
+        case .reliable: "reliable"
+        case .rescan: "fair: re-scan recommended"
+        case .retry: "poor: retry under better conditions"
+        }
     }
 
     private static let notMeasured = "not measured"

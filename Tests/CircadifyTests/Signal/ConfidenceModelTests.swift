@@ -4,6 +4,13 @@ import Testing
 
 /// The confidence is a probability of being within ±3 bpm, told in the seed's bands.
 @Suite struct ConfidenceModelTests {
+    /// Each band starts at its edge: 0.7 is reliable, 0.4 a re-scan.
+    @Test(arguments: [(0.0, ConfidenceBand.retry), (0.3999, .retry), (0.4, .rescan), (0.6999, .rescan),
+                      (0.7, .reliable), (1.0, .reliable)])
+    func theBandsStartAtTheirEdges(_ confidence: Double, _ band: ConfidenceBand) {
+        #expect(ConfidenceBand(confidence) == band)
+    }
+
     @Test func theBandsAreProbabilities() {
         #expect(abs(ConfidenceModel.confidence(probability: ConfidenceModel.reliableProbability) - ConfidenceModel.reliable) < 1e-9)
         #expect(abs(ConfidenceModel.confidence(probability: ConfidenceModel.retryProbability) - ConfidenceModel.retry) < 1e-9)
