@@ -38,6 +38,16 @@ struct ClipScore: Codable {
         guard let heartRate, let truthHeartRate else { return nil }
         return heartRate - truthHeartRate
     }
+
+    /// The estimate's pulse and the evidence its confidence was read from.
+    mutating func takePulse(of estimate: VitalsEstimate) {
+        heartRate = estimate.heartRate
+        confidence = estimate.confidence
+        snr = estimate.quality.snr
+        consistency = estimate.quality.consistency
+        skinCoverage = estimate.quality.skinCoverage
+        reliability = ConfidenceModel.features(estimate.quality)
+    }
 }
 
 /// Runs one clip through the pipeline and scores it.
@@ -79,15 +89,10 @@ enum ClipEvaluator {
             let analysisStart = Date()
             let estimate = try VitalsAnalyzer().analyze(frames)
             score.analysisSeconds = Date().timeIntervalSince(analysisStart)
-            score.heartRate = estimate.heartRate
-            score.confidence = estimate.confidence
+            score.takePulse(of: estimate)
             score.respiratoryRate = estimate.respiratoryRate
             score.sdnn = estimate.sdnn
             score.rmssd = estimate.rmssd
-            score.snr = estimate.quality.snr
-            score.consistency = estimate.quality.consistency
-            score.skinCoverage = estimate.quality.skinCoverage
-            score.reliability = ConfidenceModel.features(estimate.quality)
             score.breathing = estimate.breathingReadings.map {
                 String(format: "%@ %.1f q%.2f", $0.source.rawValue, $0.breathsPerMinute, $0.quality)
             }
@@ -128,12 +133,7 @@ enum ClipEvaluator {
                                       windows: [], seconds: 0)
                 do {
                     let estimate = try VitalsAnalyzer().analyze(slice)
-                    score.heartRate = estimate.heartRate
-                    score.confidence = estimate.confidence
-                    score.snr = estimate.quality.snr
-                    score.consistency = estimate.quality.consistency
-                    score.skinCoverage = estimate.quality.skinCoverage
-                    score.reliability = ConfidenceModel.features(estimate.quality)
+                    score.takePulse(of: estimate)
                 } catch {
                     score.failure = "\(error)"
                 }
