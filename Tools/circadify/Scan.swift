@@ -128,7 +128,10 @@ struct Scan: AsyncParsableCommand {
     /// `cancelled` whatever the engine returns; a second signal exits at once.
     static func measure(_ request: ScanRequest, display: ScanDisplay?,
                         output: ScanOutput) async throws(ScanFailure) -> VitalSignsResult {
-        let task = Task { try await ScanEngine.run(request) { display?.update($0) } }
+        // Without a display nobody reads the progress (--json to a pipe): no live estimate is made.
+        var progress: (@Sendable (ScanProgress) -> Void)?
+        if let display { progress = { display.update($0) } }
+        let task = Task { try await ScanEngine.run(request, progress: progress) }
         let source = if case .device = request.input { "the camera to be released" } else { "the scan to stop" }
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP], first: { _ in task.cancel() }, again: { number in
             output.failure(ScanFailure(error: .cancelled, hint: """

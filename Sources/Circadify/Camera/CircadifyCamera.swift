@@ -166,8 +166,9 @@ public final class CircadifyCamera {
 
     /// One measurement on this camera's running session: settle, find the face,
     /// record `duration` seconds, analyse. One at a time per camera.
+    /// - Parameter progress: nil when nobody follows it (no live estimate is made then).
     /// - Throws: `processingFailed` when one already runs here; the session's errors.
-    package func measure(duration: Double, progress: @escaping @Sendable (ScanProgress) -> Void)
+    package func measure(duration: Double, progress: (@Sendable (ScanProgress) -> Void)?)
         async throws(CircadifyError) -> VitalSignsResult {
         guard let session else { throw endedWith ?? .captureFailed("the camera is not running; start it first") }
         guard !measuring else {

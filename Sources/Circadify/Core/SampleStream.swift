@@ -1,5 +1,5 @@
 import CCore
-import Dispatch
+import Foundation
 import Glibc
 import Synchronization
 
@@ -75,61 +75,97 @@ package struct SampleStream: AsyncSequence, Sendable {
     }
 }
 
-/// Turns the core's sample eventfd into an awaitable wake-up. The fd is
-/// duplicated so the dispatch source owns its own descriptor and closes it
-/// in its cancel handler, whenever the C handle closes the original.
-/// `@unchecked`: the dispatch source is set up in `init` and cancelled in
-/// `deinit`, never touched in between; the rest of the state is in a Mutex.
+/// Turns the core's sample eventfd into an awaitable wake-up. A thread of its
+/// own blocks in poll(2) on a duplicate of the fd and wakes the consumer: one
+/// hop a frame (a dispatch source took two, its manager thread's and a worker's,
+/// most of a paced scan's scheduling). `deinit` closes the write end of a pipe
+/// the thread also polls, which ends it; the thread closes its descriptors.
+/// `@unchecked`: `quit` is set in `init` and only closed after; the rest of the
+/// state is in a Mutex.
 final class SampleWakeup: @unchecked Sendable {
-    private struct State {
-        var waiter: CheckedContinuation<Void, Never>?
-        var pending = false
+    private final class Signal: Sendable {
+        struct State {
+            var waiter: CheckedContinuation<Void, Never>?
+            var pending = false
+        }
+        let state = Mutex(State())
+
+        /// Wakes the waiting consumer, or the next one to wait.
+        func fire() {
+            let waiting: CheckedContinuation<Void, Never>? = state.withLock { state in
+                if let waiter = state.waiter {
+                    state.waiter = nil
+                    return waiter
+                }
+                state.pending = true
+                return nil
+            }
+            waiting?.resume()
+        }
     }
-    private let state = Mutex(State())
-    private let source: DispatchSourceRead?
+
+    private let signal = Signal()
+    /// The write end of the pipe that ends the thread, closed by `deinit`; -1 without a thread.
+    private let quit: Int32
 
     init(fd: Int32) {
-        let own = fd >= 0 ? dup(fd) : -1
-        guard own >= 0 else {
-            source = nil
+        let own = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1
+        var ends: [Int32] = [-1, -1]
+        guard own >= 0, pipe(&ends) == 0 else {
+            if own >= 0 { close(own) }
+            quit = -1
             return
         }
-        let source = DispatchSource.makeReadSource(fileDescriptor: own, queue: .global(qos: .userInteractive))
-        self.source = source
-        source.setEventHandler { [weak self] in
-            var count: UInt64 = 0
-            _ = read(own, &count, MemoryLayout<UInt64>.size)
-            self?.fire()
+        // Not inherited by a child process (pipe2 is not in Glibc's Swift module).
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        quit = ends[1]
+        let ended = ends[0], signal = self.signal
+        let thread = Thread {
+            Self.watch(own, quit: ended, signal: signal)
+            close(own)
+            close(ended)
         }
-        source.setCancelHandler { close(own) }
-        source.resume()
+        thread.name = "circadify-samples"
+        thread.start()
     }
 
-    deinit { source?.cancel() }
+    deinit {
+        if quit >= 0 { close(quit) }
+    }
+
+    /// Until `quit` (a pipe's read end) hangs up: each signal of `fd` drained and passed on.
+    private static func watch(_ fd: Int32, quit: Int32, signal: Signal) {
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: quit, events: Int16(POLLIN), revents: 0)]
+        while true {
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if fds[1].revents != 0 { return }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                var count: UInt64 = 0
+                _ = read(fd, &count, MemoryLayout<UInt64>.size)
+                signal.fire()
+            } else if fds[0].revents != 0 {
+                return // POLLERR / POLLNVAL: the descriptor is unusable
+            }
+        }
+    }
 
     /// Wakes the waiting consumer, or the next one to wait.
-    func fire() {
-        let waiting: CheckedContinuation<Void, Never>? = state.withLock { state in
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            state.pending = true
-            return nil
-        }
-        waiting?.resume()
-    }
+    func fire() { signal.fire() }
 
     /// Returns at the next signal (at once if one came since the last wait),
     /// or when the task is cancelled. Without a descriptor it naps 1 ms.
     func wait() async {
-        guard source != nil else {
+        guard quit >= 0 else {
             try? await Task.sleep(for: .milliseconds(1))
             return
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now: Bool = state.withLock { state in
+                let now: Bool = signal.state.withLock { state in
                     if state.pending || Task.isCancelled {
                         state.pending = false
                         return true

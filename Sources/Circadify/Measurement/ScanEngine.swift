@@ -57,10 +57,12 @@ public struct ScanProgress: Sendable, Equatable {
 package enum ScanEngine {
     /// Runs a whole measurement; cancellation of the calling task stops it and throws
     /// .cancelled (the camera is released and its controls restored before it returns).
+    /// - Parameter progress: follows the measurement, live heart rate included; nil when
+    ///   nobody does, and then no live estimate is made (the result is the same).
     @MainActor
-    package static func run(_ request: ScanRequest, progress: @escaping @Sendable (ScanProgress) -> Void)
+    package static func run(_ request: ScanRequest, progress: (@Sendable (ScanProgress) -> Void)?)
         async throws(CircadifyError) -> VitalSignsResult {
-        progress(ScanProgress(phase: .starting, elapsed: 0, total: request.duration))
+        progress?(ScanProgress(phase: .starting, elapsed: 0, total: request.duration))
         let camera: CircadifyCamera
         switch request.input {
         case .file(let path, let fps):

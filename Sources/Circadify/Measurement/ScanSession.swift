@@ -131,6 +131,8 @@ package actor ScanSession {
         /// Seconds to measure; nil: until the replay ends.
         var duration: Double?
         var reporter: ScanReporter
+        /// Someone follows its progress, so it keeps a live estimate (`CameraEvent.live` too).
+        var followed: Bool
         var continuation: CheckedContinuation<[SignalFrame], Error>
         var settleStart: Double?
         var measuringFrom: Double?
@@ -306,10 +308,11 @@ package actor ScanSession {
     /// - Throws: `faceNotDetected`, `qualityTooLow`, `captureFailed`, `timeout`,
     ///   `cancelled` (task cancelled, `cancelMeasurement()`, or `stop()`), and
     ///   `processingFailed` when a measurement already runs on this camera.
-    package func measureVitals(duration: Double, progress: @escaping @Sendable (ScanProgress) -> Void)
+    /// - Parameter progress: nil when nobody follows the measurement (see `measure`).
+    package func measureVitals(duration: Double, progress: (@Sendable (ScanProgress) -> Void)?)
         async throws(CircadifyError) -> VitalSignsResult {
         let frames = try await measure(duration: duration, progress: progress)
-        progress(ScanProgress(phase: .analyzing, elapsed: duration, total: duration))
+        progress?(ScanProgress(phase: .analyzing, elapsed: duration, total: duration))
         return try ScanOutcome.result(frames: frames, analyzer: analyzer)
     }
 
@@ -325,7 +328,10 @@ package actor ScanSession {
 
     /// Measures for `duration` seconds (nil: a replay to its end); returns the
     /// frames measured at the face.
-    package func measure(duration: Double?, progress: @escaping @Sendable (ScanProgress) -> Void = { _ in })
+    /// - Parameter progress: follows the measurement, with a live estimate about once
+    ///   a second (also yielded as `CameraEvent.live`). Nil when nobody follows it: then
+    ///   no live estimate is made unless monitoring is on (the result is the same).
+    package func measure(duration: Double?, progress: (@Sendable (ScanProgress) -> Void)? = nil)
         async throws(CircadifyError) -> [SignalFrame] {
         // Capture that ended before the measurement was asked for says why.
         if hasEnded {
@@ -340,7 +346,7 @@ package actor ScanSession {
             throw .processingFailed("a measurement is already running on this camera; wait for it or cancel it")
         }
         if duration == nil, !input.isFile { throw .processingFailed("only a replay can be measured to its end") }
-        let reporter = ScanReporter(total: duration ?? .infinity, progress: progress)
+        let reporter = ScanReporter(total: duration ?? .infinity, progress: progress ?? { _ in })
         reporter.phase = .settling
         readout.reset()
         pipeline.forget(before: lastTime - Self.preRoll)
@@ -348,7 +354,8 @@ package actor ScanSession {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     if Task.isCancelled { return continuation.resume(throwing: CircadifyError.cancelled) }
-                    measurement = Measurement(duration: duration, reporter: reporter, continuation: continuation)
+                    measurement = Measurement(duration: duration, reporter: reporter, followed: progress != nil,
+                                              continuation: continuation)
                 }
             } onCancel: {
                 Task { await self.cancelMeasurement() }
@@ -606,7 +613,9 @@ package actor ScanSession {
         }
         measurement = m
         guard m.reporter.due(at: time) else { return }
-        if m.measuringFrom != nil, let reading = readout.update(frames: pipeline.frames, analyzer: analyzer) {
+        // The estimate runs the whole analyzer on 20 s: only when someone reads it.
+        if m.measuringFrom != nil, m.followed || monitoring,
+           let reading = readout.update(frames: pipeline.frames, analyzer: analyzer) {
             yieldLive(reading)
         }
         m.reporter.send(elapsed: m.firstFrame.map { time - $0 } ?? 0, reading: readout.reading)
