@@ -87,8 +87,19 @@ final class SampleWakeup: @unchecked Sendable {
         struct State {
             var waiter: CheckedContinuation<Void, Never>?
             var pending = false
+            /// False once the thread has ended: waits fall back to napping.
+            var watching = true
         }
         let state = Mutex(State())
+
+        var isWatching: Bool { state.withLock { $0.watching } }
+
+        /// The thread has ended (an unusable descriptor, or `deinit`): no signal comes
+        /// any more, so a consumer waiting now is woken and the next ones nap instead.
+        func stopWatching() {
+            state.withLock { $0.watching = false }
+            fire()
+        }
 
         /// Wakes the waiting consumer, or the next one to wait.
         func fire() {
@@ -122,6 +133,7 @@ final class SampleWakeup: @unchecked Sendable {
         let ended = ends[0], signal = self.signal
         let thread = Thread {
             Self.watch(own, quit: ended, signal: signal)
+            signal.stopWatching()
             close(own)
             close(ended)
         }
@@ -157,9 +169,10 @@ final class SampleWakeup: @unchecked Sendable {
     func fire() { signal.fire() }
 
     /// Returns at the next signal (at once if one came since the last wait),
-    /// or when the task is cancelled. Without a descriptor it naps 1 ms.
+    /// or when the task is cancelled. Without a descriptor, or a thread watching
+    /// it, it naps 1 ms.
     func wait() async {
-        guard quit >= 0 else {
+        guard quit >= 0, signal.isWatching else {
             try? await Task.sleep(for: .milliseconds(1))
             return
         }
