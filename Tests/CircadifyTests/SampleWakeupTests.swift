@@ -5,7 +5,8 @@ import Testing
 
 /// The consumer's wake-up: a thread of its own polls the core's sample fd (a pipe
 /// stands in for the eventfd here) and ends, closing what it opened, with its owner.
-@Suite struct SampleWakeupTests {
+// A lost wake-up shows as a wait that never returns: the time limit makes it a failure.
+@Suite(.timeLimit(.minutes(1))) struct SampleWakeupTests {
     /// A pipe: (read end, write end).
     private func makePipe() throws -> (Int32, Int32) {
         var ends: [Int32] = [-1, -1]
@@ -42,28 +43,28 @@ import Testing
         defer { close(readEnd); close(writeEnd) }
         let wakeup = SampleWakeup(fd: readEnd)
         let waiting = Task { await wakeup.wait() }
+        try await Task.sleep(for: .milliseconds(50)) // waiting by now: the cancel must wake it
         waiting.cancel()
         await waiting.value
     }
 
-    /// Each wake-up duplicates the fd and opens a pipe; its thread closes them once the
-    /// wake-up is gone. A hundred of them must leave no descriptor behind.
+    /// Each wake-up duplicates the fd (and opens a pipe of its own); its thread closes
+    /// them once the wake-up is gone. Counted by the test pipe's own inode, which other
+    /// suites running meanwhile cannot touch: its two ends, and no duplicate left.
     @Test func theThreadEndsAndClosesItsDescriptorsWithItsOwner() async throws {
         let (readEnd, writeEnd) = try makePipe()
         defer { close(readEnd); close(writeEnd) }
-        let before = openDescriptorCount()
-        for _ in 0..<100 {
-            let wakeup = SampleWakeup(fd: readEnd)
-            _ = wakeup
-        }
-        var after = openDescriptorCount()
-        for _ in 0..<100 where after >= before + 50 { // the threads close theirs as they end
+        let pipeLink = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(readEnd)")
+        #expect(openDescriptorCount(to: pipeLink) == 2)
+        var wakeups = (0..<20).map { _ in SampleWakeup(fd: readEnd) }
+        #expect(openDescriptorCount(to: pipeLink) == 22, "each wake-up holds a duplicate while it lives")
+        wakeups.removeAll()
+        var after = openDescriptorCount(to: pipeLink)
+        for _ in 0..<250 where after > 2 { // the threads close theirs as they end
             try await Task.sleep(for: .milliseconds(20))
-            after = openDescriptorCount()
+            after = openDescriptorCount(to: pipeLink)
         }
-        // Other suites open and close files, pipes and sockets meanwhile, so the process's
-        // total wobbles by tens; a leak would be 300 (a duplicate and a pipe's two ends each).
-        #expect(after < before + 50, "descriptors before \(before), after \(after)")
+        #expect(after == 2, "\(after - 2) duplicates still open")
     }
 
     /// A descriptor that can only report an error (a pipe's write end with its reader

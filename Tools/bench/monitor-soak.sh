@@ -73,9 +73,10 @@ while :; do
     hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
     threads=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status")
     fds=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
-    # The endpoint may not listen yet at the first sample: refused connections are retried.
-    [ -n "$port" ] && curl -fsS --retry 10 --retry-connrefused --retry-delay 1 \
-        "http://127.0.0.1:$port/metrics" >/dev/null
+    # The endpoint may not listen yet at the first sample: only that scrape is retried.
+    retry=()
+    [ "$now" -eq 0 ] && retry=(--retry 10 --retry-connrefused --retry-delay 1)
+    [ -n "$port" ] && curl -fsS ${retry[@]+"${retry[@]}"} "http://127.0.0.1:$port/metrics" >/dev/null
     printf '%s\t%s\t%s\t%s\t%s\n' "$now" "$rss" "$hwm" "$fds" "$threads" >>"$samples"
     [ "$now" -ge "$duration" ] && break
     sleep "$interval"

@@ -78,11 +78,9 @@ package struct SampleStream: AsyncSequence, Sendable {
 /// Turns the core's sample eventfd into an awaitable wake-up. A thread of its
 /// own blocks in poll(2) on a duplicate of the fd and wakes the consumer: one
 /// hop a frame (a dispatch source took two, its manager thread's and a worker's,
-/// most of a paced scan's scheduling). `deinit` closes the write end of a pipe
-/// the thread also polls, which ends it; the thread closes its descriptors.
-/// `@unchecked`: `quit` is set in `init` and only closed after; the rest of the
-/// state is in a Mutex.
-final class SampleWakeup: @unchecked Sendable {
+/// most of a paced scan's scheduling). `deinit` signals and closes one end of a
+/// socket pair the thread polls, which ends it; the thread closes its descriptors.
+final class SampleWakeup: Sendable {
     private final class Signal: Sendable {
         struct State {
             var waiter: CheckedContinuation<Void, Never>?
@@ -116,19 +114,20 @@ final class SampleWakeup: @unchecked Sendable {
     }
 
     private let signal = Signal()
-    /// The write end of the pipe that ends the thread, closed by `deinit`; -1 without a thread.
+    /// Our end of the socket pair that ends the thread, closed by `deinit`; -1 without a thread.
     private let quit: Int32
 
     init(fd: Int32) {
         let own = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1
+        // A socket pair, not a pipe: created close-on-exec in one call (pipe2 is not in
+        // Glibc's Swift module), and `deinit`'s send cannot raise SIGPIPE.
         var ends: [Int32] = [-1, -1]
-        guard own >= 0, pipe(&ends) == 0 else {
+        let kind = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard own >= 0, socketpair(AF_UNIX, kind, 0, &ends) == 0 else {
             if own >= 0 { close(own) }
             quit = -1
             return
         }
-        // Not inherited by a child process (pipe2 is not in Glibc's Swift module).
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         quit = ends[1]
         let ended = ends[0], signal = self.signal
         let thread = Thread {
@@ -142,10 +141,16 @@ final class SampleWakeup: @unchecked Sendable {
     }
 
     deinit {
-        if quit >= 0 { close(quit) }
+        guard quit >= 0 else { return }
+        // A byte, not only the hang-up, which a forked child still holding this end
+        // would withhold; no SIGPIPE if the thread has already gone.
+        var byte: UInt8 = 0
+        _ = send(quit, &byte, 1, Int32(MSG_NOSIGNAL))
+        close(quit)
     }
 
-    /// Until `quit` (a pipe's read end) hangs up: each signal of `fd` drained and passed on.
+    /// Until `quit` (the thread's end of the socket pair) is signalled or hangs up:
+    /// each signal of `fd` drained and passed on.
     private static func watch(_ fd: Int32, quit: Int32, signal: Signal) {
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: quit, events: Int16(POLLIN), revents: 0)]
         while true {
