@@ -74,19 +74,10 @@ import Testing
         close(readEnd)
         defer { close(writeEnd) }
         let wakeup = SampleWakeup(fd: writeEnd)
-        let returned = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for _ in 0..<3 { await wakeup.wait() }
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(20))
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+        let returned = await result(within: 20) {
+            for _ in 0..<3 { await wakeup.wait() }
+            return true
         }
-        #expect(returned, "wait() was still blocked 20 s after the thread ended")
+        #expect(returned == true, "wait() was still blocked 20 s after the thread ended")
     }
 }

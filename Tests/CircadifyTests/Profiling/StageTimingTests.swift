@@ -16,23 +16,14 @@ import Testing
 
     /// Every timing of `stream` until it has `count`, or 30 s have passed.
     static func collect(_ stream: AsyncStream<StageTiming>, count: Int) async -> [StageTiming] {
-        await withTaskGroup(of: [StageTiming]?.self) { group in
-            group.addTask {
-                var timings = [StageTiming]()
-                for await timing in stream {
-                    timings.append(timing)
-                    if timings.count == count { break }
-                }
-                return timings
+        await result(within: 30) {
+            var timings = [StageTiming]()
+            for await timing in stream {
+                timings.append(timing)
+                if timings.count == count { break }
             }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(30))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? []
-        }
+            return timings
+        } ?? []
     }
 
     @MainActor @Test func aReplayCameraReportsEveryFrameThroughEveryStage() async throws {
