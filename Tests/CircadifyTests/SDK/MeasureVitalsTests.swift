@@ -10,7 +10,10 @@ import Testing
     static let key = "ck_test_0123456789abcdef"
 
     @Test func aFaceClipGivesItsPulseWithAFreshSession() async throws {
-        let clip = try await ReplayClip.render("still", seconds: 14, heartRate: 75)
+        // 40 s for 12 s measurements: a fast replay runs on after the measurement returns,
+        // and with 2 s to spare it reached its end (and stopped the camera) before a busy
+        // main actor checked `isRunning` (a sanitized CI run).
+        let clip = try await ReplayClip.render("still", seconds: 40, heartRate: 75)
         defer { clip.cleanUp() }
         let sdk = try CircadifySDK(apiKey: Self.key)
         let camera = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
