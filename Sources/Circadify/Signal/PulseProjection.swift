@@ -31,21 +31,24 @@ package enum PulseProjection: String, Sendable, CaseIterable {
         }
     }
 
-    private static func normalized(_ rgb: ArraySlice<SIMD3<Double>>) -> [SIMD3<Double>] {
-        let mean = rgb.reduce(SIMD3<Double>(repeating: 0), +) / Double(rgb.count)
-        let divisor = mean.asDivisor
-        return rgb.map { $0 / divisor }
-    }
-
+    /// One window per sample (hundreds in a 20 s trace, every second of a followed
+    /// scan): each window's projections go into buffers made once per call, not
+    /// arrays of their own, with the same arithmetic in the same order.
     private static func pos(_ rgb: [SIMD3<Double>], window: Int) -> [Double] {
         var h = [Double](repeating: 0, count: rgb.count)
+        var s1 = [Double](repeating: 0, count: window), s2 = s1, p = s1
         for start in 0...(rgb.count - window) {
-            let c = normalized(rgb[start..<(start + window)])
-            let s1 = c.map { $0.y - $0.z }
-            let s2 = c.map { $0.y + $0.z - 2 * $0.x }
+            // Temporally normalized colour: each channel over its mean in the window.
+            let mean = rgb[start..<(start + window)].reduce(SIMD3<Double>(repeating: 0), +) / Double(window)
+            let divisor = mean.asDivisor
+            for k in 0..<window {
+                let c = rgb[start + k] / divisor
+                s1[k] = c.y - c.z
+                s2[k] = c.y + c.z - 2 * c.x
+            }
             let sd2 = SignalMath.standardDeviation(s2)
             let alpha = sd2 > 0 ? SignalMath.standardDeviation(s1) / sd2 : 0
-            let p = zip(s1, s2).map { $0 + alpha * $1 }
+            for k in 0..<window { p[k] = s1[k] + alpha * s2[k] }
             let m = SignalMath.mean(p)
             // POS's projection falls as blood volume rises: negate it.
             for k in 0..<window { h[start + k] -= p[k] - m }
@@ -61,12 +64,13 @@ package enum PulseProjection: String, Sendable, CaseIterable {
         let xs = filter.apply(normalizedTrace.map { 3 * $0.x - 2 * $0.y })
         let ys = filter.apply(normalizedTrace.map { 1.5 * $0.x + $0.y - 1.5 * $0.z })
         var out = [Double](repeating: 0, count: rgb.count)
+        var s = [Double](repeating: 0, count: length)
         var start = 0
         while start + length <= rgb.count {
             let x = xs[start..<(start + length)], y = ys[start..<(start + length)]
             let sy = SignalMath.standardDeviation(y)
             let alpha = sy > 0 ? SignalMath.standardDeviation(x) / sy : 0
-            let s = zip(x, y).map { $0 - alpha * $1 }
+            for k in 0..<length { s[k] = x[start + k] - alpha * y[start + k] }
             let m = SignalMath.mean(s)
             for k in 0..<length { out[start + k] += hann[k] * (s[k] - m) }
             start += hop
