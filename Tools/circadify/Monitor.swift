@@ -36,16 +36,7 @@ struct Monitor: AsyncParsableCommand {
             error's code as in `circadify scan --help` (a file that cannot be read: 30).
             """)
 
-    @Option(help: ArgumentHelp("A V4L2 capture node, e.g. /dev/video0.", valueName: "path"))
-    var device: String?
-
-    @Option(help: ArgumentHelp("A Y4M or raw MJPEG video file to monitor (played at its frame rate).",
-                               valueName: "file"))
-    var input: String?
-
-    @Option(parsing: .unconditional, help: "Frame rate of a raw MJPEG file, 1-999 (default: 30).",
-            transform: Scan.frameRate)
-    var fps: UInt32?
+    @OptionGroup var from: SourceOptions
 
     @Flag(help: "Start the file again at its end, forever.")
     var loop = false
@@ -81,11 +72,7 @@ struct Monitor: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if device != nil, input != nil { throw ValidationError("give --device or --input, not both") }
-        if fps != nil, input == nil {
-            throw ValidationError("--fps sets the frame rate of an MJPEG file (--input); a camera runs at its own")
-        }
-        if loop, input == nil { throw ValidationError("--loop replays a file (--input); a camera runs until stopped") }
+        if loop, from.input == nil { throw ValidationError("--loop replays a file (--input); a camera runs until stopped") }
         if exportVitals, metrics == nil { throw ValidationError("--export-vitals adds to the metrics: give --metrics too") }
     }
 
@@ -113,9 +100,9 @@ struct Monitor: AsyncParsableCommand {
             services.append(.init(service: server, successTerminationBehavior: .gracefullyShutdownGroup,
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "metrics"))
         }
-        let source: MonitorService.Input = if let input {
-            .file(input, fps: Int(fps ?? 30), loop: loop)
-        } else if let device {
+        let source: MonitorService.Input = if let input = from.input {
+            .file(input, fps: Int(from.fileFrameRate), loop: loop)
+        } else if let device = from.device {
             .device(device)
         } else {
             .firstCamera

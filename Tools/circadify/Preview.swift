@@ -25,15 +25,7 @@ struct Preview: AsyncParsableCommand {
             `circadify scan --help` (10 no such camera, 11 permission denied, 12 in use, 30 capture failed).
             """)
 
-    @Option(help: ArgumentHelp("A V4L2 capture node, e.g. /dev/video0.", valueName: "path"))
-    var device: String?
-
-    @Option(help: ArgumentHelp("A Y4M or raw MJPEG video file to replay in a loop.", valueName: "file"))
-    var input: String?
-
-    @Option(parsing: .unconditional, help: "Frame rate of a raw MJPEG file, 1-999 (default: 30).",
-            transform: Scan.frameRate)
-    var fps: UInt32?
+    @OptionGroup var from: SourceOptions
 
     @Option(parsing: .unconditional, help: "The port to listen on, 1-65535 (0: any free port).",
             transform: Preview.portNumber)
@@ -59,10 +51,6 @@ struct Preview: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if device != nil, input != nil { throw ValidationError("give --device or --input, not both") }
-        if fps != nil, input == nil {
-            throw ValidationError("--fps sets the frame rate of an MJPEG file (--input); a camera runs at its own")
-        }
         do {
             try PreviewServer.checkBindAddress(bind)
         } catch {
@@ -73,11 +61,11 @@ struct Preview: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         let (camera, source) = makeCamera()
-        let label = input == nil ? source : "\(source) (looped)"
+        let label = from.input == nil ? source : "\(source) (looped)"
         let video = VideoFanout(), events = EventFanout()
         let controller = PreviewController(
             sdk: try CircadifySDK(apiKey: Self.apiKey), camera: camera, video: video, events: events,
-            options: MeasurementOptions(duration: duration), source: label, loops: input != nil)
+            options: MeasurementOptions(duration: duration), source: label, loops: from.input != nil)
         let routes = PreviewRoutes(video: video, events: events) { await controller.startScan() }
         // Trapped before the page is reachable: a signal from then on stops everything cleanly,
         // even one that comes while the camera is still opening (it is acted on right after).
@@ -119,10 +107,10 @@ struct Preview: AsyncParsableCommand {
 
     @MainActor
     private func makeCamera() -> (CircadifyCamera, String) {
-        if let input {
-            return (CircadifyCamera(replaying: input, fps: Int(fps ?? 30), pace: .realtime), input)
+        if let input = from.input {
+            return (CircadifyCamera(replaying: input, fps: Int(from.fileFrameRate), pace: .realtime), input)
         }
-        if let device { return (CircadifyCamera(devicePath: device), device) }
+        if let device = from.device { return (CircadifyCamera(devicePath: device), device) }
         return (CircadifyCamera(position: .front), "the first camera")
     }
 }

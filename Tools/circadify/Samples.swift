@@ -23,7 +23,7 @@ struct Samples: AsyncParsableCommand {
 
     // `.unconditional`: "--fps -1" is a bad value, not a missing one followed by an option.
     @Option(parsing: .unconditional, help: "Frame rate, 1-999: of an MJPEG file, or requested from the camera.",
-            transform: Scan.frameRate)
+            transform: SourceOptions.frameRate)
     var fps: UInt32 = 30
 
     @Option(help: "Camera frame size, WIDTHxHEIGHT.")

@@ -29,16 +29,7 @@ struct Scan: AsyncParsableCommand {
             \(ScanExitCode.helpTable)
             """)
 
-    @Option(help: ArgumentHelp("A V4L2 capture node, e.g. /dev/video0.", valueName: "path"))
-    var device: String?
-
-    @Option(help: ArgumentHelp("A Y4M or raw MJPEG video file to measure.", valueName: "file"))
-    var input: String?
-
-    // `.unconditional`: "--fps -1" is a bad frame rate, not a missing value followed by an option.
-    @Option(parsing: .unconditional, help: "Frame rate of a raw MJPEG file, 1-999 (default: 30).",
-            transform: Scan.frameRate)
-    var fps: UInt32?
+    @OptionGroup var from: SourceOptions
 
     @Option(parsing: .unconditional, help: "Seconds of measurement, 5 (the analysis window) to 3600.",
             transform: Scan.seconds)
@@ -54,13 +45,6 @@ struct Scan: AsyncParsableCommand {
     /// A spot measurement, not a monitor: an hour bounds the frames a scan keeps.
     static let maximumDuration = 3600.0
 
-    static func frameRate(_ text: String) throws -> UInt32 {
-        guard let value = UInt32(text), (1...999).contains(value) else {
-            throw ValidationError("a frame rate is a whole number of frames per second from 1 to 999")
-        }
-        return value
-    }
-
     static func seconds(_ text: String) throws -> Double {
         guard let value = Double(text), value.isFinite,
               (minimumDuration...maximumDuration).contains(value) else {
@@ -71,11 +55,7 @@ struct Scan: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if device != nil, input != nil { throw ValidationError("give --device or --input, not both") }
-        if fps != nil, input == nil {
-            throw ValidationError("--fps sets the frame rate of an MJPEG file (--input); a camera runs at its own")
-        }
-        if realtime, input == nil { throw ValidationError("--realtime paces a file (--input); a camera is always live") }
+        if realtime, from.input == nil { throw ValidationError("--realtime paces a file (--input); a camera is always live") }
     }
 
     func run() async throws {
@@ -104,9 +84,9 @@ struct Scan: AsyncParsableCommand {
 
     /// The request from the options; the first camera when neither source is given.
     func makeRequest() throws(ScanFailure) -> ScanRequest {
-        if let input { return ScanRequest(input: .file(path: input, fps: fps ?? 30), duration: duration,
+        if let input = from.input { return ScanRequest(input: .file(path: input, fps: from.fileFrameRate), duration: duration,
                                                     realtime: realtime) }
-        if let device { return ScanRequest(input: .device(device), duration: duration) }
+        if let device = from.device { return ScanRequest(input: .device(device), duration: duration) }
         let cameras: [CameraDevice]
         do {
             cameras = try CameraDevice.list()
