@@ -70,7 +70,7 @@ package enum PulseProjection: String, Sendable, CaseIterable {
             let x = xs[start..<(start + length)], y = ys[start..<(start + length)]
             let sy = SignalMath.standardDeviation(y)
             let alpha = sy > 0 ? SignalMath.standardDeviation(x) / sy : 0
-            for k in 0..<length { s[k] = x[start + k] - alpha * y[start + k] }
+            for k in 0..<length { s[k] = xs[start + k] - alpha * ys[start + k] }
             let m = SignalMath.mean(s)
             for k in 0..<length { out[start + k] += hann[k] * (s[k] - m) }
             start += hop
