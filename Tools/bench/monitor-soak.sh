@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Long run of `circadify monitor --input CLIP --loop`: samples its resident memory (VmRSS)
-# and open descriptors (/proc/PID/fd) every --interval seconds for --duration seconds,
+# Long run of `circadify monitor --input CLIP --loop`: samples its resident memory (VmRSS,
+# split into anonymous, file-backed and shared pages) and open descriptors (/proc/PID/fd)
+# every --interval seconds for --duration seconds,
 # then stops it with SIGTERM and prints the drift after the warm-up. Target: RSS drift
 # under 1 MB after warm-up, descriptor count flat.
 #
@@ -64,24 +65,25 @@ pid=$!
 trap 'kill -TERM $pid 2>/dev/null || true' EXIT
 
 samples=$out/samples.tsv
-# RSS split as the kernel counts it: anonymous (heap, stacks: what a leak grows) and
-# file-backed (library code and data paged in as new paths first run).
-printf 'seconds\trss_kb\thwm_kb\tfds\tthreads\tanon_kb\tfile_kb\n' >"$samples"
+# RSS split as the kernel counts it: anonymous (heap, stacks: what a leak grows),
+# file-backed (library code and data paged in as new paths first run) and shared memory.
+printf 'seconds\trss_kb\thwm_kb\tfds\tthreads\tanon_kb\tfile_kb\tshmem_kb\n' >"$samples"
 start=$(date +%s)
 while :; do
     kill -0 "$pid" 2>/dev/null || { echo "monitor-soak: the monitor exited early (see $out/monitor.log)" >&2; exit 1; }
     now=$(( $(date +%s) - start ))
-    rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
-    hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
-    threads=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status")
-    anon=$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status")
-    file=$(awk '/^RssFile:/ {print $2}' "/proc/$pid/status")
+    # One read of the status file, so the fields of a sample belong together.
+    read -r rss hwm threads anon file shmem < <(awk '
+        /^VmRSS:/ {r = $2} /^VmHWM:/ {h = $2} /^Threads:/ {t = $2}
+        /^RssAnon:/ {a = $2} /^RssFile:/ {f = $2} /^RssShmem:/ {s = $2}
+        END {print r, h, t, a, f, s}' "/proc/$pid/status")
     fds=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
     # The endpoint may not listen yet at the first sample: only that scrape is retried.
     retry=()
     [ "$now" -eq 0 ] && retry=(--retry 10 --retry-connrefused --retry-delay 1)
     [ -n "$port" ] && curl -fsS ${retry[@]+"${retry[@]}"} "http://127.0.0.1:$port/metrics" >/dev/null
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$now" "$rss" "$hwm" "$fds" "$threads" "$anon" "$file" >>"$samples"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$now" "$rss" "$hwm" "$fds" "$threads" "$anon" "$file" "$shmem" \
+        >>"$samples"
     [ "$now" -ge "$duration" ] && break
     sleep "$interval"
 done
@@ -115,8 +117,8 @@ print(f"ran {rows[-1][0]} s, {len(rows)} samples; warm-up {int(warmup)} s")
 print(f"RSS after warm-up: first {after[0][1]} kB, last {after[-1][1]} kB, min {min(rss)} kB, max {max(rss)} kB")
 print(f"RSS drift after warm-up: {after[-1][1] - after[0][1]:+d} kB (last - first), "
       f"trend {slope:+.0f} kB/hour (least squares); target < 1024 kB")
-print(f"of which anonymous {after[-1][5] - after[0][5]:+d} kB, file-backed {after[-1][6] - after[0][6]:+d} kB "
-      f"(last {after[-1][5]} kB anonymous, {after[-1][6]} kB file-backed)")
+print(f"RSS drift by kind: anonymous {after[-1][5] - after[0][5]:+d} kB, file-backed {after[-1][6] - after[0][6]:+d} kB, "
+      f"shared {after[-1][7] - after[0][7]:+d} kB (last: {after[-1][5]}, {after[-1][6]} and {after[-1][7]} kB)")
 print(f"peak RSS (VmHWM): {rows[-1][2]} kB; threads {min(r[4] for r in rows)}-{max(r[4] for r in rows)}")
 print(f"open descriptors: min {min(fds)}, max {max(fds)}, first {fds[0]}, last {fds[-1]}")
 print("lines by type: " + ", ".join(f"{k} {v}" for k, v in sorted(types.items())))
