@@ -84,8 +84,9 @@ struct Scan: AsyncParsableCommand {
 
     /// The request from the options; the first camera when neither source is given.
     func makeRequest() throws(ScanFailure) -> ScanRequest {
-        if let input = from.input { return ScanRequest(input: .file(path: input, fps: from.fileFrameRate), duration: duration,
-                                                    realtime: realtime) }
+        if let input = from.input {
+            return ScanRequest(input: .file(path: input, fps: from.fileFrameRate), duration: duration, realtime: realtime)
+        }
         if let device = from.device { return ScanRequest(input: .device(device), duration: duration) }
         let cameras: [CameraDevice]
         do {
