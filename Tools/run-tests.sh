@@ -48,11 +48,11 @@ suite() { # name title command...
     [ "$rc" -eq 0 ] || status=1
 }
 
-unit_tests() { # swift test, counted by its per-test lines
+unit_tests() { # swift test, counted by its per-test lines (a parameterized test is one)
     swift test "${c_flags[@]}" 2>&1 | tee "$log/unit.raw" | grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
     local rc=${PIPESTATUS[0]}
-    echo "unit: $(grep -cE "^✔ Test .*\) passed" "$log/unit.raw") passed," \
-        "$(grep -cE "^✘ Test .*\) failed" "$log/unit.raw") failed"
+    echo "unit: $(grep -cE "^✔ Test .*\) (with [0-9]+ test cases? )?passed" "$log/unit.raw") passed," \
+        "$(grep -cE "^✘ Test .*\) (with [0-9]+ test cases? )?failed" "$log/unit.raw") failed"
     return "$rc"
 }
 
@@ -72,8 +72,8 @@ sanitized_tests() {
           swift test --skip-build "${sanitized[@]}" 2>&1; } | tee "$log/asan.raw" |
         grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
     local passed failed
-    passed=$(grep -cE "^✔ Test .*\) passed" "$log/asan.raw")
-    failed=$(grep -cE "^✘ Test .*\) failed" "$log/asan.raw")
+    passed=$(grep -cE "^✔ Test .*\) (with [0-9]+ test cases? )?passed" "$log/asan.raw")
+    failed=$(grep -cE "^✘ Test .*\) (with [0-9]+ test cases? )?failed" "$log/asan.raw")
     if ! grep -qE "^✔ Test run with [0-9]+ tests? .*passed" "$log/asan.raw" && [ "$failed" -eq 0 ]; then
         failed=1 # a build failure or a sanitizer abort counts
     fi
