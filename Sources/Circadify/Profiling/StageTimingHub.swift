@@ -26,10 +26,13 @@ package final class StageTimingHub: Sendable {
         return stream
     }
 
+    /// Yields outside the lock. A yield resumes the reader's task, which takes that task's
+    /// status lock; cancelling the task holds that lock while its stream's `onTermination`
+    /// calls `remove`, which takes this one. Yielding under this lock took the two in the
+    /// opposite order and deadlocked (a monitor stopping its feed, seen in a sanitized CI run).
     package func yield(_ timing: StageTiming) {
-        observers.withLock { observers in
-            for continuation in observers.values { continuation.yield(timing) }
-        }
+        let continuations = observers.withLock { Array($0.values) }
+        for continuation in continuations { continuation.yield(timing) }
     }
 
     private func remove(_ id: Int) {
