@@ -6,7 +6,9 @@ public enum ReplayPace: Sendable, Equatable {
     /// At the file's own frame rate, as a camera delivers them.
     case realtime
     /// As fast as the pipeline processes them, one frame at a time, so a replay
-    /// gives the same result every time (tests, batch processing).
+    /// gives the same result every time (tests, batch processing). A measurement
+    /// that starts the camera itself holds the replay at its first frame until it
+    /// is attached; a replay started earlier runs on until it is asked for.
     case asFastAsProcessed
 }
 
@@ -110,8 +112,9 @@ public final class CircadifyCamera {
         try await open()
     }
 
-    /// As `start()`, with the typed error.
-    package func open() async throws(CircadifyError) {
+    /// As `start()`, with the typed error; `forMeasurement`: a measurement follows at
+    /// once (an as-fast-as-processed replay waits for it, see `ScanSession.start`).
+    package func open(forMeasurement: Bool = false) async throws(CircadifyError) {
         guard session == nil else { return }
         // A camera stopped a moment ago is released before it is opened again.
         await releasing?.value
@@ -125,7 +128,7 @@ public final class CircadifyCamera {
         if trackingRequested { await session.setTracking(true) }
         if imageOutputRequested { await session.setImageOutput(true) }
         do {
-            try await session.start()
+            try await session.start(forMeasurement: forMeasurement)
         } catch {
             if self.session === session { detach(session) }
             throw error

@@ -89,7 +89,7 @@ extension ScanSession {
         async throws(CircadifyError) -> [SignalFrame] {
         let session = ScanSession(.replay(path: path, fps: fps, pace: .asFastAsProcessed), mirrored: false,
                                   timestamps: timestamps)
-        try await session.start()
+        try await session.start(forMeasurement: true)
         do {
             let frames = try await session.measure(duration: nil)
             await session.stop()

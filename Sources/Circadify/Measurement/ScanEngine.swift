@@ -71,7 +71,7 @@ package enum ScanEngine {
             camera = CircadifyCamera(devicePath: path, position: .back)
         }
         do {
-            try await camera.open()
+            try await camera.open(forMeasurement: true)
             let result = try await camera.measure(duration: request.duration, progress: progress)
             await camera.release()
             return result

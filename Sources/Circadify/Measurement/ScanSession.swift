@@ -87,6 +87,11 @@ package actor ScanSession {
     private var timedOut = false
     private var started = false
     private var stopRequested = false
+    /// An as-fast-as-processed replay opened for a measurement waits at its first frame
+    /// until the measurement is attached: the frames it would handle first are not
+    /// measured, and how many there are would depend on the machine's load.
+    private var holdsFirstFrame = false
+    private var holdRelease: CheckedContinuation<Void, Never>?
     /// Capture has ended (stopped, failed, or the replay is over), and why (nil: on request or at the end).
     package private(set) var hasEnded = false
     private var endedWith: CircadifyError?
@@ -171,14 +176,19 @@ package actor ScanSession {
 
     /// Loads the face detector, opens the camera or file and starts streaming.
     /// A session runs once: after it stops, make a new one.
+    /// - Parameter forMeasurement: the caller measures next. An as-fast-as-processed
+    ///   replay then waits at its first frame until `measure`, so it is measured from
+    ///   its start on any machine (monitoring, tracking, image output or `stop()` also
+    ///   let it go on).
     /// - Throws: the camera errors (`cameraNotAvailable`, `cameraPermissionDenied`,
     ///   `cameraInUse`), `captureFailed` (a file that cannot be read, a camera that
     ///   fails to stream), `processingFailed` (no face detector data), or `cancelled`
     ///   when `stop()` came first.
-    package func start() async throws(CircadifyError) {
+    package func start(forMeasurement: Bool = false) async throws(CircadifyError) {
         guard source == nil else { return }
         guard !started else { throw .captureFailed("this camera session has already run; start a new one") }
         started = true
+        if forMeasurement, case .replay(_, _, .asFastAsProcessed) = input { holdsFirstFrame = true }
         do {
             try await open()
         } catch {
@@ -242,6 +252,7 @@ package actor ScanSession {
     /// under way (it then throws cancelled). Returns once the camera is released.
     package func stop() async {
         stopRequested = true
+        releaseFirstFrame()
         guard let source else {
             if loop == nil { eventSink.finish() } // never streamed: nothing else will end the events
             // Ended on its own: return once its teardown is done.
@@ -262,18 +273,21 @@ package actor ScanSession {
     /// measurement tracks regardless.
     package func setTracking(_ on: Bool) async {
         tracking = on
+        if on { releaseFirstFrame() }
         if !on, measurement == nil { await clearFace() }
     }
 
     /// Turns the live estimate (`CameraEvent.live`) on or off outside measurements.
     package func setMonitoring(_ on: Bool) {
         monitoring = on
+        if on { releaseFirstFrame() }
         if !on, measurement == nil { readout.reset() }
     }
 
     /// Turns the RGB pictures (`CameraEvent.image`) on or off.
     package func setImageOutput(_ on: Bool) async {
         imageOutput = on
+        if on { releaseFirstFrame() }
         await applyPreviewShape()
     }
 
@@ -350,6 +364,7 @@ package actor ScanSession {
         reporter.phase = .settling
         readout.reset()
         pipeline.forget(before: lastTime - Self.preRoll)
+        releaseFirstFrame() // its loop runs once this suspends, with the measurement attached
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -369,7 +384,15 @@ package actor ScanSession {
 
     // MARK: - The sample loop
 
+    /// Lets a replay held for its measurement go on (see `start(forMeasurement:)`).
+    private func releaseFirstFrame() {
+        holdsFirstFrame = false
+        holdRelease?.resume()
+        holdRelease = nil
+    }
+
     private func run(_ samples: SampleStream, pipeline: ScanPipeline) async {
+        if holdsFirstFrame { await withCheckedContinuation { holdRelease = $0 } }
         var failure: CircadifyError?
         do {
             for try await sample in samples {

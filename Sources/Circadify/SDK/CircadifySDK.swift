@@ -118,7 +118,7 @@ public final class CircadifySDK {
             for await update in updates { self?.apply(update) }
         }
         do {
-            if !camera.isRunning { try await camera.open() }
+            if !camera.isRunning { try await camera.open(forMeasurement: true) }
             if cancelRequested || Task.isCancelled { throw CircadifyError.cancelled }
             let task = Task { @MainActor in
                 try await camera.measure(duration: options.duration) { sink.yield($0) }

@@ -23,7 +23,7 @@ import Testing
         let rates = HeartRates()
         var progress: (@Sendable (ScanProgress) -> Void)?
         if followed { progress = { rates.note($0) } }
-        try await session.start()
+        try await session.start(forMeasurement: true)
         let result: VitalSignsResult
         do {
             result = try await session.measureVitals(duration: 10, progress: progress)
@@ -55,10 +55,11 @@ import Testing
         #expect(followed.progressHeartRates.allSatisfy { abs($0 - 72) <= 5 }, "\(followed.progressHeartRates)")
         #expect(alone.liveReadings == 0, "nobody follows: no live estimate is made")
 
-        // A fast replay runs on between start() and the measurement, so where the 10 s
-        // begin depends on scheduling: the same reading, not the same bits.
-        #expect(abs(alone.result.heartRate - followed.result.heartRate) <= 1)
-        #expect(ConfidenceBand(alone.result.confidence) == ConfidenceBand(followed.result.confidence))
-        #expect(abs(alone.result.confidence - followed.result.confidence) <= 0.1)
+        // The replay waits for its measurement (`start(forMeasurement:)`), so both measure
+        // the same frames: the same result, bit for bit.
+        #expect(alone.result.heartRate == followed.result.heartRate)
+        #expect(alone.result.hrv == followed.result.hrv)
+        #expect(alone.result.respiratoryRate == followed.result.respiratoryRate)
+        #expect(alone.result.confidence == followed.result.confidence)
     }
 }

@@ -1,0 +1,67 @@
+@testable import Circadify
+import Testing
+
+/// An as-fast-as-processed replay opened for a measurement waits at its first frame
+/// until the measurement attaches: where the measurement starts no longer depends on how
+/// long the caller took to ask for it (a loaded machine once started one 0.6 s in).
+@Suite struct HeldReplayTests {
+    /// The frames a 6 s measurement of `path` records when it is asked for `delay` after
+    /// `start` (or, with `untilDelivered`, once the replay has handed over that many
+    /// samples), and how many it had handed over by then.
+    private func measure(_ path: String, forMeasurement: Bool, askingAfter delay: Duration,
+                         untilDelivered wanted: UInt64 = 0)
+        async throws -> (frames: [SignalFrame], deliveredBeforeAsking: UInt64) {
+        let session = ScanSession(.replay(path: path, fps: 30, pace: .asFastAsProcessed), mirrored: false)
+        try await session.start(forMeasurement: forMeasurement)
+        try await Task.sleep(for: delay)
+        var delivered = await session.pipelineCounters()?.samplesDelivered ?? 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        while delivered < wanted, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+            delivered = await session.pipelineCounters()?.samplesDelivered ?? 0
+        }
+        do {
+            let frames = try await session.measure(duration: 6)
+            await session.stop()
+            return (frames, delivered)
+        } catch {
+            await session.stop()
+            throw error
+        }
+    }
+
+    @Test func aReplayOpenedForAMeasurementIsMeasuredFromItsStartHoweverLateItIsAsked() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 10, heartRate: 72)
+        defer { clip.cleanUp() }
+        let prompt = try await measure(clip.path, forMeasurement: true, askingAfter: .zero)
+        let late = try await measure(clip.path, forMeasurement: true, askingAfter: .milliseconds(700))
+        #expect(late.deliveredBeforeAsking <= 1, "held at its first frame, not \(late.deliveredBeforeAsking) in")
+        #expect(!prompt.frames.isEmpty)
+        #expect(late.frames == prompt.frames, "the same frames, bit for bit, whenever it was asked")
+        #expect((prompt.frames.first?.time ?? 99) < 0.5, "measured from the start")
+
+        // Not held (a camera started for something else first), the replay runs on
+        // meanwhile: asked 30 frames in, the measurement starts later in the file.
+        let unheld = try await measure(clip.path, forMeasurement: false, askingAfter: .zero, untilDelivered: 30)
+        #expect(unheld.deliveredBeforeAsking >= 30)
+        #expect((unheld.frames.first?.time ?? 0) >= 0.9, "\(unheld.frames.first?.time ?? 0)")
+    }
+
+    @Test func aHeldReplayGoesOnForTrackingAndEndsOnStop() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 3)
+        defer { clip.cleanUp() }
+        let tracked = ScanSession(.replay(path: clip.path, fps: 30, pace: .asFastAsProcessed), mirrored: false)
+        try await tracked.start(forMeasurement: true)
+        await tracked.setTracking(true)
+        var sawFace = false
+        for await event in tracked.events { if case .face(.some) = event { sawFace = true } } // ends with the replay
+        #expect(sawFace, "tracking let the held replay go on, to its end")
+        #expect(await tracked.pipelineCounters()?.samplesDelivered == 90)
+
+        let stopped = ScanSession(.replay(path: clip.path, fps: 30, pace: .asFastAsProcessed), mirrored: false)
+        try await stopped.start(forMeasurement: true)
+        await stopped.stop() // returns once released: the held loop let go
+        #expect(await stopped.hasEnded)
+        await #expect(throws: CircadifyError.self) { try await stopped.measure(duration: 6) }
+    }
+}
