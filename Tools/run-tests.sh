@@ -51,16 +51,21 @@ suite() { # name title command...
 # A test run that hangs (a deadlock once did) would hold CI to its limit and hide every
 # later suite: each run of the test binary gets TEST_RUN_LIMIT (a normal run takes 2-4
 # minutes here), then it is stopped, and the tests that started and never ended are named.
-# swift test starts the test binary outside its own process group, so that is killed by path.
+# swift test starts the test binary in a process group of its own, so that group is killed
+# too (the binary and what it started: the CLI tests' circadify). The patterns are
+# alternations of literal bytes, so they hold in the C locale.
 run_limit=${TEST_RUN_LIMIT:-20m}
 limited_test_run() { # raw-log swift-test-arguments... (the build is done before)
     timeout --kill-after=30s "$run_limit" swift test --skip-build "${@:2}" 2>&1
     local rc=$?
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        pkill -KILL -f "$(swift build --show-bin-path "${@:2}")/CircadifyPackageTests.xctest"
+        local runner
+        for runner in $(pgrep -f "$(swift build --show-bin-path "${@:2}")/CircadifyPackageTests.xctest"); do
+            kill -KILL -- "-$runner" 2>/dev/null || kill -KILL "$runner"
+        done
         echo "the test run did not end within $run_limit and was stopped"
         comm -23 <(sed -nE 's/^◇ Test ([^ ]+\)) started\.$/\1/p' "$1" | sort -u) \
-                 <(sed -nE 's/^[✔✘] Test ([^ ]+) .*(passed|failed).*/\1/p' "$1" | sort -u) |
+                 <(sed -nE 's/^(✔|✘) Test ([^ ]+) .*(passed|failed) after.*/\2/p' "$1" | sort -u) |
             sed 's/^/FAIL: started and never ended: /'
     fi
     return "$rc"
@@ -90,11 +95,14 @@ sanitized_tests() {
       ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
           limited_test_run "$log/asan.raw" "${sanitized[@]}"; } | tee "$log/asan.raw" |
         grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
-    local passed failed
+    local rc=${PIPESTATUS[0]} passed failed
     passed=$(grep -cE "^✔ Test .*\) (with [0-9]+ test cases? )?passed" "$log/asan.raw")
     failed=$(grep -cE "^✘ Test .*\) (with [0-9]+ test cases? )?failed|^FAIL: started and never ended" "$log/asan.raw")
     if ! grep -qE "^✔ Test run with [0-9]+ tests? .*passed" "$log/asan.raw" && [ "$failed" -eq 0 ]; then
         failed=1 # a build failure or a sanitizer abort counts
+    fi
+    if { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ "$failed" -eq 0 ]; then
+        failed=1 # every test ended, then the run hung (on its way out, say)
     fi
     echo "sanitized: $passed passed, $failed failed"
     [ "$failed" -eq 0 ]

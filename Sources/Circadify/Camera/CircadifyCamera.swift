@@ -167,6 +167,11 @@ public final class CircadifyCamera {
         if let session { Task { await session.setTracking(false) } }
     }
 
+    /// Lets a replay opened for a measurement that then never came go on (see `open(forMeasurement:)`).
+    package func releaseHeldReplay() async {
+        await session?.releaseHeldReplay()
+    }
+
     /// One measurement on this camera's running session: settle, find the face,
     /// record `duration` seconds, analyse. One at a time per camera.
     /// - Parameter progress: nil when nobody follows it (no live estimate is made then).

@@ -178,8 +178,9 @@ package actor ScanSession {
     /// A session runs once: after it stops, make a new one.
     /// - Parameter forMeasurement: the caller measures next. An as-fast-as-processed
     ///   replay then waits at its first frame until `measure`, so it is measured from
-    ///   its start on any machine (monitoring, tracking, image output or `stop()` also
-    ///   let it go on).
+    ///   its start on any machine. Monitoring, tracking or image output (asked before
+    ///   or after), `releaseHeldReplay()` and `stop()` let it go on; preview-feed
+    ///   subscribers and stage-timing readers do not.
     /// - Throws: the camera errors (`cameraNotAvailable`, `cameraPermissionDenied`,
     ///   `cameraInUse`), `captureFailed` (a file that cannot be read, a camera that
     ///   fails to stream), `processingFailed` (no face detector data), or `cancelled`
@@ -188,7 +189,9 @@ package actor ScanSession {
         guard source == nil else { return }
         guard !started else { throw .captureFailed("this camera session has already run; start a new one") }
         started = true
-        if forMeasurement, case .replay(_, _, .asFastAsProcessed) = input { holdsFirstFrame = true }
+        if forMeasurement, case .replay(_, _, .asFastAsProcessed) = input, !tracking, !monitoring, !imageOutput {
+            holdsFirstFrame = true
+        }
         do {
             try await open()
         } catch {
@@ -384,7 +387,12 @@ package actor ScanSession {
 
     // MARK: - The sample loop
 
-    /// Lets a replay held for its measurement go on (see `start(forMeasurement:)`).
+    /// Lets a replay held for its measurement go on (see `start(forMeasurement:)`):
+    /// for a caller that gives up before it measures.
+    package func releaseHeldReplay() {
+        releaseFirstFrame()
+    }
+
     private func releaseFirstFrame() {
         holdsFirstFrame = false
         holdRelease?.resume()

@@ -119,7 +119,10 @@ public final class CircadifySDK {
         }
         do {
             if !camera.isRunning { try await camera.open(forMeasurement: true) }
-            if cancelRequested || Task.isCancelled { throw CircadifyError.cancelled }
+            if cancelRequested || Task.isCancelled {
+                await camera.releaseHeldReplay() // cancelled before it measured: the camera runs on
+                throw CircadifyError.cancelled
+            }
             let task = Task { @MainActor in
                 try await camera.measure(duration: options.duration) { sink.yield($0) }
             }

@@ -126,16 +126,23 @@ import Testing
     // MARK: Cancellation
 
     /// Cancelled while the camera opens: nothing is recorded.
-    @Test func cancelWhileStarting() async throws {
+    @Test(arguments: [ReplayPace.realtime, .asFastAsProcessed])
+    func cancelWhileStarting(pace: ReplayPace) async throws {
         let clip = try await ReplayClip.render("still", seconds: 8)
         defer { clip.cleanUp() }
         let sdk = try CircadifySDK(apiKey: Self.key)
-        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        let camera = CircadifyCamera(replaying: clip.path, pace: pace)
         let task = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 5)) }
         await Task.yield()
         sdk.cancel()
         await #expect(throws: CircadifyError.cancelled) { _ = try await task.value }
         #expect(sdk.processingStatus == .idle && sdk.error == nil)
+        if pace == .asFastAsProcessed {
+            // The replay opened for the measurement is not left waiting for it: it runs to
+            // its end (8 s of frames at processing speed; up to 60 s allowed on a busy pool).
+            for _ in 0..<3000 where camera.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(!camera.isRunning, "the cancelled measurement's replay ran to its end")
+        }
         await camera.release()
     }
 
