@@ -4,11 +4,11 @@
 # every --interval seconds for --duration seconds,
 # then stops it with SIGTERM and prints the drift after the warm-up. Target: RSS drift
 # under 1 MB after warm-up, descriptor count flat.
-# The RSS rises and falls by several MB within each pass over the clip (buffers that
-# fill, a session rebuilt at each restart). Samples 30 s apart against a 30 s clip read
-# that cycle at a slowly moving phase, which shows as steps that are not growth. So the
-# drift is taken between the peaks of the first and last 10-minute windows after the
-# warm-up (each spans about 20 passes), sampled every 5 s by default.
+# The RSS moves within a band of a few MB: the allocator hands freed memory back to the
+# kernel (drops of 2-3 MB, minutes apart) and takes it again. Two single samples measure
+# where in that band each fell, not growth. So the drift is taken between the peaks of
+# the first and last 10-minute windows after the warm-up (the band's top, the most the
+# allocator held), sampled every 5 s by default.
 #
 #   Tools/bench/monitor-soak.sh [--duration S] [--interval S] [--warmup S] [--clip FILE]
 #                               [--metrics] [--bin DIR] [--out DIR]
@@ -133,7 +133,7 @@ if len(windows) >= 2:
 else:
     print("RSS drift after warm-up: the run is too short for two 10-minute windows")
 print(f"single samples: last - first {after[-1][1] - after[0][1]:+d} kB, trend {slope:+.0f} kB/hour "
-      f"(least squares), range {max(rss) - min(rss)} kB (the per-pass cycle)")
+      f"(least squares), range {max(rss) - min(rss)} kB (the band)")
 print(f"RSS drift by kind: anonymous {after[-1][5] - after[0][5]:+d} kB, file-backed {after[-1][6] - after[0][6]:+d} kB, "
       f"shared {after[-1][7] - after[0][7]:+d} kB (last: {after[-1][5]}, {after[-1][6]} and {after[-1][7]} kB)")
 print(f"peak RSS (VmHWM): {rows[-1][2]} kB; threads {min(r[4] for r in rows)}-{max(r[4] for r in rows)}")
