@@ -255,7 +255,7 @@ package actor ScanSession {
     /// under way (it then throws cancelled). Returns once the camera is released.
     package func stop() async {
         stopRequested = true
-        releaseFirstFrame()
+        releaseHeldReplay()
         guard let source else {
             if loop == nil { eventSink.finish() } // never streamed: nothing else will end the events
             // Ended on its own: return once its teardown is done.
@@ -276,21 +276,21 @@ package actor ScanSession {
     /// measurement tracks regardless.
     package func setTracking(_ on: Bool) async {
         tracking = on
-        if on { releaseFirstFrame() }
+        if on { releaseHeldReplay() }
         if !on, measurement == nil { await clearFace() }
     }
 
     /// Turns the live estimate (`CameraEvent.live`) on or off outside measurements.
     package func setMonitoring(_ on: Bool) {
         monitoring = on
-        if on { releaseFirstFrame() }
+        if on { releaseHeldReplay() }
         if !on, measurement == nil { readout.reset() }
     }
 
     /// Turns the RGB pictures (`CameraEvent.image`) on or off.
     package func setImageOutput(_ on: Bool) async {
         imageOutput = on
-        if on { releaseFirstFrame() }
+        if on { releaseHeldReplay() }
         await applyPreviewShape()
     }
 
@@ -367,7 +367,7 @@ package actor ScanSession {
         reporter.phase = .settling
         readout.reset()
         pipeline.forget(before: lastTime - Self.preRoll)
-        releaseFirstFrame() // its loop runs once this suspends, with the measurement attached
+        releaseHeldReplay() // its loop runs once this suspends, with the measurement attached
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -387,13 +387,9 @@ package actor ScanSession {
 
     // MARK: - The sample loop
 
-    /// Lets a replay held for its measurement go on (see `start(forMeasurement:)`):
-    /// for a caller that gives up before it measures.
+    /// Lets a replay held for its measurement go on (see `start(forMeasurement:)`);
+    /// also for a caller that gives up before it measures.
     package func releaseHeldReplay() {
-        releaseFirstFrame()
-    }
-
-    private func releaseFirstFrame() {
         holdsFirstFrame = false
         holdRelease?.resume()
         holdRelease = nil
