@@ -71,12 +71,16 @@ limited_test_run() { # raw-log swift-test-arguments... (the build is done before
     return "$rc"
 }
 
-unit_tests() { # swift test, counted by its per-test lines (a parameterized test is one)
+# A test run's per-test lines counted (a parameterized test is one; a test that never
+# ended counts as failed).
+passed_tests() { grep -cE "^✔ Test .*\) (with [0-9]+ test cases? )?passed" "$1"; }
+failed_tests() { grep -cE "^✘ Test .*\) (with [0-9]+ test cases? )?failed|^FAIL: started and never ended" "$1"; }
+
+unit_tests() { # swift test, counted by its per-test lines
     { swift build --build-tests "${c_flags[@]}" 2>&1 && limited_test_run "$log/unit.raw" "${c_flags[@]}"; } |
         tee "$log/unit.raw" | grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
     local rc=${PIPESTATUS[0]}
-    echo "unit: $(grep -cE "^✔ Test .*\) (with [0-9]+ test cases? )?passed" "$log/unit.raw") passed," \
-        "$(grep -cE "^✘ Test .*\) (with [0-9]+ test cases? )?failed|^FAIL: started and never ended" "$log/unit.raw") failed"
+    echo "unit: $(passed_tests "$log/unit.raw") passed, $(failed_tests "$log/unit.raw") failed"
     return "$rc"
 }
 
@@ -96,8 +100,8 @@ sanitized_tests() {
           limited_test_run "$log/asan.raw" "${sanitized[@]}"; } | tee "$log/asan.raw" |
         grep -vE "^\[[0-9]+/[0-9]+\]|^◇ |passed after"
     local rc=${PIPESTATUS[0]} passed failed
-    passed=$(grep -cE "^✔ Test .*\) (with [0-9]+ test cases? )?passed" "$log/asan.raw")
-    failed=$(grep -cE "^✘ Test .*\) (with [0-9]+ test cases? )?failed|^FAIL: started and never ended" "$log/asan.raw")
+    passed=$(passed_tests "$log/asan.raw")
+    failed=$(failed_tests "$log/asan.raw")
     if ! grep -qE "^✔ Test run with [0-9]+ tests? .*passed" "$log/asan.raw" && [ "$failed" -eq 0 ]; then
         failed=1 # a build failure or a sanitizer abort counts
     fi

@@ -120,7 +120,7 @@ for line in open(lines_path):
 fds = [r[3] for r in rows]
 print(f"ran {rows[-1][0]} s, {len(rows)} samples; warm-up {int(warmup)} s")
 print(f"RSS after warm-up: first {after[0][1]} kB, last {after[-1][1]} kB, min {min(rss)} kB, max {max(rss)} kB")
-# Peaks of 10-minute windows after the warm-up: the top of the per-pass cycle.
+# Peaks of 10-minute windows after the warm-up: the top of the band the RSS moves in.
 span = 600
 windows = [[r for r in after if start <= r[0] < start + span] for start in range(int(warmup), int(t[-1]) + 1, span)]
 windows = [w for w in windows if w and w[-1][0] - w[0][0] >= span * 0.8]

@@ -5,13 +5,17 @@ import Testing
 /// until the measurement attaches: where the measurement starts no longer depends on how
 /// long the caller took to ask for it (a loaded machine once started one 0.6 s in).
 @Suite struct HeldReplayTests {
+    private static func fastReplay(_ path: String) -> ScanSession {
+        ScanSession(.replay(path: path, fps: 30, pace: .asFastAsProcessed), mirrored: false)
+    }
+
     /// The frames a 6 s measurement of `path` records when it is asked for `delay` after
     /// `start` (or, with `untilDelivered`, once the replay has handed over that many
     /// samples), and how many it had handed over by then.
     private func measure(_ path: String, forMeasurement: Bool, askingAfter delay: Duration,
                          untilDelivered wanted: UInt64 = 0)
         async throws -> (frames: [SignalFrame], deliveredBeforeAsking: UInt64) {
-        let session = ScanSession(.replay(path: path, fps: 30, pace: .asFastAsProcessed), mirrored: false)
+        let session = Self.fastReplay(path)
         try await session.start(forMeasurement: forMeasurement)
         try await Task.sleep(for: delay)
         var delivered = await session.pipelineCounters()?.samplesDelivered ?? 0
@@ -61,7 +65,7 @@ import Testing
     @Test func aHeldReplayGoesOnForTrackingAndEndsOnStop() async throws {
         let clip = try await ReplayClip.render("still", seconds: 3)
         defer { clip.cleanUp() }
-        let tracked = ScanSession(.replay(path: clip.path, fps: 30, pace: .asFastAsProcessed), mirrored: false)
+        let tracked = Self.fastReplay(clip.path)
         try await tracked.start(forMeasurement: true)
         await tracked.setTracking(true)
         let run = await runsToItsEnd(tracked)
@@ -70,14 +74,14 @@ import Testing
         await tracked.stop()
 
         // Tracking asked before the start: nothing to hold for, the replay runs to its end.
-        let trackedFirst = ScanSession(.replay(path: clip.path, fps: 30, pace: .asFastAsProcessed), mirrored: false)
+        let trackedFirst = Self.fastReplay(clip.path)
         await trackedFirst.setTracking(true)
         try await trackedFirst.start(forMeasurement: true)
         #expect(await runsToItsEnd(trackedFirst).ended, "tracking asked first: not held")
         #expect(await trackedFirst.pipelineCounters()?.samplesDelivered == 90)
         await trackedFirst.stop()
 
-        let stopped = ScanSession(.replay(path: clip.path, fps: 30, pace: .asFastAsProcessed), mirrored: false)
+        let stopped = Self.fastReplay(clip.path)
         try await stopped.start(forMeasurement: true)
         await stopped.stop() // returns once released: the held loop let go
         #expect(await stopped.hasEnded)
