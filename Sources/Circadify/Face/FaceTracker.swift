@@ -7,18 +7,29 @@
 /// averaged separately — the centre lightly, so the box keeps up with a
 /// moving head, the size heavily — and the box moves only when an average has
 /// drifted from it by more than a deadband; a detection far away (a quick
-/// move, another face) is taken at once. A face the detector misses is held
-/// for `gracePeriod` before it counts as lost. (The regions then glide to the
+/// move, another face) is taken at once. The centre's deadband is wider than
+/// a breath: breathing lifts a head by a few percent of its height, and a box
+/// that chased it would step the regions back and forth at the breathing rate,
+/// each step a jump in their colour and the steps together a wave at the
+/// breath's harmonics, right in the pulse band; a head held still is measured
+/// where it is and its breathing taken out by regression (`MotionRegression`).
+/// Drifts are measured along each axis against the box's own extent there (x
+/// against its width, y against its height), so a deadband is the same share
+/// of the face whichever way it moves and whatever the frame's aspect. A face
+/// the detector misses is held for `gracePeriod` before it counts as lost. (The regions then glide to the
 /// box frame by frame: `RegionGlide`.)
 package struct FaceTracker: Sendable {
     package struct Configuration: Sendable {
         /// Weight of a new detection in the centre and in the size averages.
         package var centreAveraging: Float = 0.8
         package var sizeAveraging: Float = 0.12
-        /// Drift of the averaged centre / size from the box, as a share of the face width, that moves it.
-        package var centreDeadband: Float = 0.025
+        /// Drift of the averaged centre / size from the box, as a share of the face's extent along
+        /// the same axis, that moves it. (0.05 was chosen on the accuracy benchmark's tuning split
+        /// among 0.025, 0.035, 0.05 and 0.08: the fewest region moves that still follow a turning
+        /// or shifting head.)
+        package var centreDeadband: Float = 0.05
         package var sizeDeadband: Float = 0.08
-        /// A detection this far from the averages (share of the face width) is taken at once.
+        /// A detection this far from the averages (share of the face's extent, as the deadbands) is taken at once.
         package var jump: Float = 0.25
         /// How long a face the detector no longer finds is kept, seconds.
         package var gracePeriod: Double = 1.0
@@ -33,8 +44,12 @@ package struct FaceTracker: Sendable {
 
     /// The face being measured.
     package struct Track: Sendable, Equatable {
-        /// The steadied box.
+        /// The steadied box: where the regions are placed.
         package var box: NormalizedRect
+        /// Where the face is: the averaged centre and size, without the deadbands.
+        /// What looks for the face or judges its motion follows this; the regions
+        /// stay with `box`.
+        package var face: NormalizedRect
         /// Faces the last detector call found (the measured one included).
         package var faceCount: Int
         /// Time of the last detection that confirmed the face, seconds.
@@ -64,12 +79,13 @@ package struct FaceTracker: Sendable {
         }
         let seenCentre = SIMD2(chosen.centerX, chosen.centerY), seenSize = SIMD2(chosen.width, chosen.height)
         guard let oldCentre = centre, let oldSize = size, let box = track?.box,
-              max(Self.gap(seenCentre, oldCentre), Self.gap(seenSize, oldSize)) / oldSize.x < configuration.jump
+              max(Self.drift(seenCentre, from: oldCentre, extent: oldSize),
+                  Self.drift(seenSize, from: oldSize, extent: oldSize)) < configuration.jump
         else {
             // A new face, or a quick move: start over from this detection.
             centre = seenCentre
             size = seenSize
-            track = Track(box: chosen, faceCount: detections.count, lastSeen: time)
+            track = Track(box: chosen, face: chosen, faceCount: detections.count, lastSeen: time)
             return track
         }
         let newCentre = oldCentre + (seenCentre - oldCentre) * configuration.centreAveraging
@@ -77,15 +93,17 @@ package struct FaceTracker: Sendable {
         centre = newCentre
         size = newSize
         let boxCentre = SIMD2(box.centerX, box.centerY), boxSize = SIMD2(box.width, box.height)
-        let width = max(box.width, 1e-6)
-        let moveCentre = Self.gap(newCentre, boxCentre) / width > configuration.centreDeadband
-        let resize = Self.gap(newSize, boxSize) / width > configuration.sizeDeadband
+        let extent = SIMD2(box.width, box.height)
+        let moveCentre = Self.drift(newCentre, from: boxCentre, extent: extent) > configuration.centreDeadband
+        let resize = Self.drift(newSize, from: boxSize, extent: extent) > configuration.sizeDeadband
         let placeCentre = moveCentre ? newCentre : boxCentre, placeSize = resize ? newSize : boxSize
         let placed = moveCentre || resize
             ? NormalizedRect(x: placeCentre.x - placeSize.x / 2, y: placeCentre.y - placeSize.y / 2,
                              width: placeSize.x, height: placeSize.y)
             : box
-        track = Track(box: placed, faceCount: detections.count, lastSeen: time)
+        let face = NormalizedRect(x: newCentre.x - newSize.x / 2, y: newCentre.y - newSize.y / 2,
+                                  width: newSize.x, height: newSize.y)
+        track = Track(box: placed, face: face, faceCount: detections.count, lastSeen: time)
         return track
     }
 
@@ -143,8 +161,11 @@ package struct FaceTracker: Sendable {
         return best
     }
 
-    /// The larger of the two coordinates' differences.
-    private static func gap(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> Float {
-        max(abs(a.x - b.x), abs(a.y - b.y))
+    /// How far `a` is from `b` as a share of the face: the larger of the two axes'
+    /// differences, each over the face's extent along that axis. (Normalized x and y
+    /// are shares of the frame's width and height, so a y difference over the box's
+    /// width would count a vertical move 4/3 times over in a 4:3 frame.)
+    private static func drift(_ a: SIMD2<Float>, from b: SIMD2<Float>, extent: SIMD2<Float>) -> Float {
+        max(abs(a.x - b.x) / max(extent.x, 1e-6), abs(a.y - b.y) / max(extent.y, 1e-6))
     }
 }

@@ -101,7 +101,7 @@ package final class ScanPipeline {
     package func consume(thumbnail: LumaThumbnail, at time: Double) throws(CircadifyError) -> RegionSet? {
         let search: FaceFinder.Result
         do {
-            search = try detect(thumbnail, tracker.track?.box, time)
+            search = try detect(thumbnail, tracker.track?.face, time)
         } catch {
             throw .processingFailed("face detection failed: \(error.message)")
         }
@@ -118,7 +118,7 @@ package final class ScanPipeline {
             faceCentreY = nil
         }
         quality.observe(FaceObservation(thumbnail: thumbnail, detections: lastDetections,
-                                        trackedFace: tracker.track?.box))
+                                        trackedFace: tracker.track?.face))
         return relearnSkin(at: time) && layout != nil ? publish() : nil
     }
 

@@ -39,16 +39,16 @@ package enum ConfidenceModel {
 
     // Fitted by `circadify-accuracy --split tune --seeds 6 --cuts 5,8,10,12,15,20 --fit-confidence` (README, "Ground-truth
     // videos and accuracy"); refit and paste when the pipeline changes.
-    // Confidence map fitted on 1723 clips (962 within ±3 bpm), mean log-loss 0.375.
+    // Confidence map fitted on 1723 clips (985 within ±3 bpm), mean log-loss 0.356.
     // Features: snr, agreeingWindows, methodsAgree, waveAgreement, stepsPerMinute, motion, droppedFraction, lightShare, swayHarmonics.
     package static let fitted = LogisticModel(
-        means: [0.64682, 1.6378, 0.52641, 0.50576, 4.6818, 0.0046632, 0.0034748, 0.27914, 0.033135],
-        scales: [3.2312, 0.99739, 0.4993, 0.28684, 16.159, 0.0036744, 0.015836, 0.23313, 0.069461],
-        weights: [0.93487, 0.67121, 0.082365, 0.94366, -0.0035947, -0.34073, -0.019786, -0.57356, -0.17241],
-        intercept: 0.58077)
+        means: [0.88607, 1.6808, 0.55427, 0.52817, 7.236, 0.0038174, 0.0034748, 0.27024, 0.035921],
+        scales: [3.3182, 1.0279, 0.49705, 0.28911, 25.153, 0.0038197, 0.015836, 0.231, 0.078997],
+        weights: [1.0593, 0.74794, 0.018918, 0.68271, -0.075463, -0.61952, 0, -0.5164, -0.64765],
+        intercept: 0.65699)
     // Band edges: right 98.5% of the time above the first on the tuning split; every tuning pulse-free input 0.5 log-odds below the second (and above it once in 1000 on a normal, where that fits below the first).
-    package static let reliableProbability = 0.9605
-    package static let retryProbability = 0.9209
+    package static let reliableProbability = 0.9487
+    package static let retryProbability = 0.8974
 
     /// The probability that the heart rate is within ±3 bpm.
     package static func probability(_ q: SignalQuality) -> Double {

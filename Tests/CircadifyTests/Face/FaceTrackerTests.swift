@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Circadify
 
@@ -38,6 +39,36 @@ import Testing
         #expect(box.centerX > face.centerX + 0.01)
     }
 
+    /// Breathing lifts a still head by a few percent of its height: a box that chased
+    /// it would step the regions up and down at the breathing rate.
+    @Test func aBreathingHeadIsNotChased() {
+        var tracker = FaceTracker()
+        var random = SeededWobble(seed: 11)
+        let first = tracker.update(detections: [face], at: 0)?.box
+        // 20 s of ten detector calls a second: 15 breaths a minute lifting the head by
+        // 3% of its height peak to peak, on top of the detector's wobble.
+        for i in 1...200 {
+            let t = Double(i) * 0.1
+            let lift = Float(sin(2 * Double.pi * 0.25 * t)) * 0.015 * face.height
+            let seen = shifted(face, dx: random.next(0.003), dy: lift + random.next(0.003))
+            #expect(tracker.update(detections: [seen], at: t)?.box == first)
+        }
+    }
+
+    /// A drift is a share of the face along its own axis. In a 4:3 frame a face that is
+    /// square in pixels is 0.3 wide and 0.4 high (normalized): a lift of 4.5% of its
+    /// height must not count as 6% of its width.
+    @Test func aVerticalDriftIsMeasuredAgainstTheFaceHeight() {
+        var tracker = FaceTracker()
+        tracker.update(detections: [face], at: 0)
+        let lifted = shifted(face, dy: -0.045 * face.height)
+        for i in 1...5 { #expect(tracker.update(detections: [lifted], at: Double(i) * 0.1)?.box == face) }
+        let moved = shifted(face, dy: -0.08 * face.height)
+        var box = face
+        for i in 6...9 { box = tracker.update(detections: [moved], at: Double(i) * 0.1)?.box ?? face }
+        #expect(box.centerY < face.centerY - 0.05 * face.height)
+    }
+
     @Test func aMissedFaceIsHeldForTheGracePeriodThenLost() {
         var tracker = FaceTracker()
         tracker.update(detections: [face], at: 0)
@@ -52,7 +83,7 @@ import Testing
         var tracker = FaceTracker()
         #expect(tracker.confirm(faceCount: 1, at: 0) == nil)
         tracker.update(detections: [face], at: 0)
-        #expect(tracker.confirm(faceCount: 2, at: 0.9) == FaceTracker.Track(box: face, faceCount: 2, lastSeen: 0.9))
+        #expect(tracker.confirm(faceCount: 2, at: 0.9) == FaceTracker.Track(box: face, face: face, faceCount: 2, lastSeen: 0.9))
         #expect(tracker.update(detections: [], at: 1.8)?.box == face)
         #expect(tracker.update(detections: [], at: 2.0) == nil)
     }
