@@ -39,16 +39,16 @@ package enum ConfidenceModel {
 
     // Fitted by `circadify-accuracy --split tune --seeds 6 --cuts 5,8,10,12,15,20 --fit-confidence` (README, "Ground-truth
     // videos and accuracy"); refit and paste when the pipeline changes.
-    // Confidence map fitted on 1723 clips (985 within ±3 bpm), mean log-loss 0.356.
+    // Confidence map fitted on 1723 clips (987 within ±3 bpm), mean log-loss 0.353.
     // Features: snr, agreeingWindows, methodsAgree, waveAgreement, stepsPerMinute, motion, droppedFraction, lightShare, swayHarmonics.
     package static let fitted = LogisticModel(
-        means: [0.88607, 1.6808, 0.55427, 0.52817, 7.236, 0.0038174, 0.0034748, 0.27024, 0.035921],
-        scales: [3.3182, 1.0279, 0.49705, 0.28911, 25.153, 0.0038197, 0.015836, 0.231, 0.078997],
-        weights: [1.0593, 0.74794, 0.018918, 0.68271, -0.075463, -0.61952, 0, -0.5164, -0.64765],
-        intercept: 0.65699)
+        means: [0.88471, 1.679, 0.55891, 0.52834, 6.9707, 0.0037725, 0.0034748, 0.26994, 0.037058],
+        scales: [3.3176, 1.0254, 0.49652, 0.29202, 24.244, 0.0038279, 0.015836, 0.22847, 0.081433],
+        weights: [1.0892, 0.74223, 0.078368, 0.67618, -0.14722, -0.5157, 0, -0.55222, -0.63736],
+        intercept: 0.67838)
     // Band edges: right 98.5% of the time above the first on the tuning split; every tuning pulse-free input 0.5 log-odds below the second (and above it once in 1000 on a normal, where that fits below the first).
-    package static let reliableProbability = 0.9487
-    package static let retryProbability = 0.8974
+    package static let reliableProbability = 0.9478
+    package static let retryProbability = 0.8955
 
     /// The probability that the heart rate is within ±3 bpm.
     package static func probability(_ q: SignalQuality) -> Double {

@@ -133,6 +133,43 @@ import Testing
         #expect(abs((face.x - box.x) * w - 8) <= 3 && abs((face.y - box.y) * h - 8) <= 3, "\(face) against \(box)")
     }
 
+    /// The tracked face wobbles from one detection to the next by a pixel or two;
+    /// within `windowDeadband` the window stays where it was placed and its search
+    /// is reused, and a drift past it places the window anew.
+    @Test func aWobblingFaceKeepsItsWindow() throws {
+        let luma = try FaceDetectorTests.image("astronaut.jpg")
+        let detector = try FaceDetector(maxWidth: luma.width, maxHeight: luma.height)
+        let faces = try detector.detect(luma: luma.pixels, width: luma.width, height: luma.height)
+        try #require(faces.count == 1)
+        let still = LumaThumbnail(width: luma.width, height: luma.height, sequence: 0, pixels: luma.pixels)
+        let w = Float(luma.width), h = Float(luma.height)
+        let box = NormalizedRect(x: Float(faces[0].x) / w, y: Float(faces[0].y) / h,
+                                 width: Float(faces[0].width) / w, height: Float(faces[0].height) / h)
+        func shifted(_ share: Float) -> NormalizedRect {
+            NormalizedRect(x: box.x + share * box.width, y: box.y - share * box.height, width: box.width, height: box.height)
+        }
+        // A second of calls, the face 1% of its size to one side and the other in turn
+        // (a few pixels here): the window is searched once and then reused.
+        let finder = FaceFinder(detector: detector)
+        for call in 0..<10 {
+            _ = try finder.find(in: still, tracked: shifted(call % 2 == 0 ? 0.01 : -0.01), at: Double(call) / 10)
+        }
+        #expect(finder.windowScans == 1, "\(finder.windowScans) windowed searches")
+        #expect(finder.windowSkips == 8, "\(finder.windowSkips) reused")
+        // Without the deadband every call's window is another area, searched again.
+        var everyPixel = FaceFinder.Configuration()
+        everyPixel.windowDeadband = (0, 0)
+        let unheld = FaceFinder(detector: detector, configuration: everyPixel)
+        for call in 0..<10 {
+            _ = try unheld.find(in: still, tracked: shifted(call % 2 == 0 ? 0.01 : -0.01), at: Double(call) / 10)
+        }
+        #expect(unheld.windowSkips == 0, "\(unheld.windowSkips) reused")
+        // A drift of a tenth of the face places the window around it: searched at once.
+        let before = finder.windowScans
+        _ = try finder.find(in: still, tracked: shifted(0.1), at: 1.0)
+        #expect(finder.windowScans == before + 1)
+    }
+
     /// The detections of every thumbnail, and the finder's counts.
     private func track(_ path: String, finder configuration: FaceFinder.Configuration) async throws
         -> ([[NormalizedRect]], FaceFinder) {
