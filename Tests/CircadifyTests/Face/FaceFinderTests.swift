@@ -97,14 +97,8 @@ import Testing
     /// are reused, marked as such. When the face moves, the next call searches and
     /// finds it at its new place.
     @Test func aStillWindowIsSearchedAgainOnlyWhenItsPictureChanges() throws {
-        let luma = try FaceDetectorTests.image("astronaut.jpg")
-        let detector = try FaceDetector(maxWidth: luma.width, maxHeight: luma.height)
-        let faces = try detector.detect(luma: luma.pixels, width: luma.width, height: luma.height)
-        try #require(faces.count == 1)
-        let still = LumaThumbnail(width: luma.width, height: luma.height, sequence: 0, pixels: luma.pixels)
+        let (luma, detector, still, box) = try astronaut()
         let w = Float(luma.width), h = Float(luma.height)
-        let box = NormalizedRect(x: Float(faces[0].x) / w, y: Float(faces[0].y) / h,
-                                 width: Float(faces[0].width) / w, height: Float(faces[0].height) / h)
         let finder = FaceFinder(detector: detector)
         // 2 s of the still picture, 10 calls a second: a whole-frame search, then the
         // window searched at 0.1 s and again once its result is a second old.
@@ -137,14 +131,7 @@ import Testing
     /// within `windowDeadband` the window stays where it was placed and its search
     /// is reused, and a drift past it places the window anew.
     @Test func aWobblingFaceKeepsItsWindow() throws {
-        let luma = try FaceDetectorTests.image("astronaut.jpg")
-        let detector = try FaceDetector(maxWidth: luma.width, maxHeight: luma.height)
-        let faces = try detector.detect(luma: luma.pixels, width: luma.width, height: luma.height)
-        try #require(faces.count == 1)
-        let still = LumaThumbnail(width: luma.width, height: luma.height, sequence: 0, pixels: luma.pixels)
-        let w = Float(luma.width), h = Float(luma.height)
-        let box = NormalizedRect(x: Float(faces[0].x) / w, y: Float(faces[0].y) / h,
-                                 width: Float(faces[0].width) / w, height: Float(faces[0].height) / h)
+        let (_, detector, still, box) = try astronaut()
         func shifted(_ share: Float) -> NormalizedRect {
             NormalizedRect(x: box.x + share * box.width, y: box.y - share * box.height, width: box.width, height: box.height)
         }
@@ -168,6 +155,19 @@ import Testing
         let before = finder.windowScans
         _ = try finder.find(in: still, tracked: shifted(0.1), at: 1.0)
         #expect(finder.windowScans == before + 1)
+    }
+
+    /// The one-face picture, a detector for it, the picture as a thumbnail and the face's box.
+    private func astronaut() throws -> (LumaImage, FaceDetector, LumaThumbnail, NormalizedRect) {
+        let luma = try FaceDetectorTests.image("astronaut.jpg")
+        let detector = try FaceDetector(maxWidth: luma.width, maxHeight: luma.height)
+        let faces = try detector.detect(luma: luma.pixels, width: luma.width, height: luma.height)
+        try #require(faces.count == 1)
+        let still = LumaThumbnail(width: luma.width, height: luma.height, sequence: 0, pixels: luma.pixels)
+        let w = Float(luma.width), h = Float(luma.height)
+        let box = NormalizedRect(x: Float(faces[0].x) / w, y: Float(faces[0].y) / h,
+                                 width: Float(faces[0].width) / w, height: Float(faces[0].height) / h)
+        return (luma, detector, still, box)
     }
 
     /// The detections of every thumbnail, and the finder's counts.
