@@ -24,13 +24,13 @@ for product in circadify-sdk-check vivid-feeder circadify-groundtruth; do
 done
 bin=$(swift build -c release --show-bin-path)
 
-# The guest reads the clip through the host root, so it cannot live under /tmp. 50 s covers
-# the three checks (15 s, a cancelled start and 8 s, an interrupted start) without a loop.
+# The guest reads the clip through the host root, so it cannot live under /tmp. 60 s covers
+# the three checks (15 s, a cancelled start and 15 s, an interrupted start) without a loop.
 clip_dir=$repo/.build-vm/$name
 mkdir -p "$clip_dir"
 clip=$clip_dir/still-hr$hr.y4m
 truth=${clip%.y4m}.json
-"$bin/circadify-groundtruth" --scenario still --seed 2 --size 640x480 --fps 30 --duration 50 --hr "$hr" \
+"$bin/circadify-groundtruth" --scenario still --seed 2 --size 640x480 --fps 30 --duration 60 --hr "$hr" \
     --quiet -o "$clip" --truth "$truth" >&2 || give_up "circadify-groundtruth could not render the clip"
 truth_hr=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["meanHeartRate"])' "$truth")
 

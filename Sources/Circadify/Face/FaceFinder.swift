@@ -21,10 +21,9 @@
 /// confirms the face instead of counting the same detection twice. A face that
 /// moves, turns or leaves changes its blocks and is searched for at once; an
 /// unchanged window is searched again after `windowRefreshInterval`.
-/// The window is placed around where the tracked face was when it was last
-/// placed, and moves only once the face has drifted by more than
-/// `windowDeadband` of its size: a face's wobble from one detection to the next
-/// would otherwise move the window by a pixel every call and void the reuse.
+/// (The tracked face it is given is held through the detector's wobble by the
+/// tracker, `Track.face`: a window that moved a pixel at every call would void
+/// the reuse.)
 /// Faces beside the tracked one from the last whole-frame search are carried
 /// with every windowed result until the next one, for the quality monitor
 /// (`multipleFaces` must hold for a second); the tracker is given only what was
@@ -52,10 +51,6 @@ package final class FaceFinder {
         /// `changeShift` pixels, is a change (`BlockMeans`).
         package var changeThreshold: Float = 8
         package var changeShift = 2
-        /// How far the tracked face may drift before the window is placed around it again, as
-        /// a share of its width or height along each axis: its centre, and its size (which the
-        /// tracker averages heavily; a size that still moves is most often a false hit's).
-        package var windowDeadband: (centre: Float, size: Float) = (0.025, 0.08)
         /// The window reaches this many face widths / heights beyond the tracked box on each side.
         package var margin: Float = 0.5
         /// Face sizes searched in the window, relative to the tracked box: wide
@@ -89,8 +84,6 @@ package final class FaceFinder {
     private var others = [NormalizedRect]()
     /// The last windowed search: its area, the picture there, what it found and when.
     private var lastWindow: (area: PixelRect, picture: BlockMeans, found: [NormalizedRect], time: Double)?
-    /// The tracked face the window is placed around (see `windowDeadband`).
-    private var windowFace: NormalizedRect?
     /// Searches made, for tests and benchmarks.
     package private(set) var fullScans = 0
     package private(set) var windowScans = 0
@@ -111,7 +104,7 @@ package final class FaceFinder {
     /// one (`tracked`, nil when none) searched for near its last place.
     package func find(in thumbnail: LumaThumbnail, tracked: NormalizedRect?, at time: Double)
         throws(CoreError) -> Result {
-        if let tracked, time >= lastLook, let window = window(around: placed(tracked), in: thumbnail),
+        if let tracked, time >= lastLook, let window = window(around: tracked, in: thumbnail),
            time - lastLook < configuration.fullScanInterval || unchanged(thumbnail, outside: window.area, at: time) {
             if let kept = keptWindow(thumbnail, in: window.area, at: time) {
                 windowSkips += 1
@@ -157,7 +150,6 @@ package final class FaceFinder {
     private func forgetFullScan() {
         others = []
         lastWindow = nil
-        windowFace = nil
         lastFullScan = -.infinity
         lastLook = -.infinity
         lastFullPicture = nil
@@ -185,21 +177,6 @@ package final class FaceFinder {
                                                             shift: configuration.windowChangeShift)
         else { return nil }
         return last.found
-    }
-
-    /// The face to place the window around: the one it was last placed around while
-    /// `face` stays within `windowDeadband` of it, else `face`, which becomes that one.
-    private func placed(_ face: NormalizedRect) -> NormalizedRect {
-        if let last = windowFace {
-            let (centre, size) = configuration.windowDeadband
-            let w = max(last.width, 1e-6), h = max(last.height, 1e-6)
-            if abs(face.centerX - last.centerX) / w <= centre, abs(face.centerY - last.centerY) / h <= centre,
-               abs(face.width - last.width) / w <= size, abs(face.height - last.height) / h <= size {
-                return last
-            }
-        }
-        windowFace = face
-        return face
     }
 
     private typealias Window = (area: PixelRect, minSize: Int, maxSize: Int)

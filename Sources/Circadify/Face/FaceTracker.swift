@@ -13,9 +13,13 @@
 /// each step a jump in their colour and the steps together a wave at the
 /// breath's harmonics, right in the pulse band; a head held still is measured
 /// where it is and its breathing taken out by regression (`MotionRegression`).
-/// Drifts are measured along each axis against the box's own extent there (x
-/// against its width, y against its height), so a deadband is the same share
-/// of the face whichever way it moves and whatever the frame's aspect. A face
+/// Drifts are measured along each axis against the face's extent there (x
+/// against its width, y against its height: the held box's for a deadband, the
+/// averages' for a jump), so a deadband is the same share of the face whichever
+/// way it moves and whatever the frame's aspect. What
+/// looks for the face (the finder's window) and judges its motion (the quality
+/// monitor) follows `Track.face`, held the same way with narrower deadbands:
+/// close behind a moving head, but still through the detector's wobble. A face
 /// the detector misses is held for `gracePeriod` before it counts as lost. (The regions then glide to the
 /// box frame by frame: `RegionGlide`.)
 package struct FaceTracker: Sendable {
@@ -23,13 +27,18 @@ package struct FaceTracker: Sendable {
         /// Weight of a new detection in the centre and in the size averages.
         package var centreAveraging: Float = 0.8
         package var sizeAveraging: Float = 0.12
-        /// Drift of the averaged centre / size from the box, as a share of the face's extent along
+        /// Drift of the averaged centre / size from the box, as a share of the box's extent along
         /// the same axis, that moves it. (0.05 was chosen on the accuracy benchmark's tuning split
-        /// among 0.025, 0.035, 0.05 and 0.08: the fewest region moves that still follow a turning
-        /// or shifting head.)
+        /// among 0.025, 0.035, 0.05 and 0.08, per axis: the most clips read right, 73 of 84.)
         package var centreDeadband: Float = 0.05
         package var sizeDeadband: Float = 0.08
-        /// A detection this far from the averages (share of the face's extent, as the deadbands) is
+        /// The same for `Track.face`. Narrower, so the finder's window keeps up with a moving
+        /// head; wide enough that a still face's wobble (a pixel or two a call) neither moves the
+        /// window at every call, which voids the reuse of its search, nor adds up, call after
+        /// call, to a head that seems to move.
+        package var faceCentreDeadband: Float = 0.025
+        package var faceSizeDeadband: Float = 0.08
+        /// A detection this far from the averages (share of their extent along each axis) is
         /// taken at once. (0.25 of the width before drifts were measured per axis, which in a 4:3
         /// frame was 0.19 of the height vertically; 0.2 keeps a false hit's sudden growth a jump.)
         package var jump: Float = 0.2
@@ -48,9 +57,9 @@ package struct FaceTracker: Sendable {
     package struct Track: Sendable, Equatable {
         /// The steadied box: where the regions are placed.
         package var box: NormalizedRect
-        /// Where the face is: the averaged centre and size, without the deadbands.
-        /// What looks for the face or judges its motion follows this; the regions
-        /// stay with `box`.
+        /// Where the face is: the averaged centre and size, held through the detector's
+        /// wobble only (`faceCentreDeadband`, `faceSizeDeadband`). What looks for the
+        /// face or judges its motion follows this; the regions stay with `box`.
         package var face: NormalizedRect
         /// Faces the last detector call found (the measured one included).
         package var faceCount: Int
@@ -80,7 +89,7 @@ package struct FaceTracker: Sendable {
             return track
         }
         let seenCentre = SIMD2(chosen.centerX, chosen.centerY), seenSize = SIMD2(chosen.width, chosen.height)
-        guard let oldCentre = centre, let oldSize = size, let box = track?.box,
+        guard let oldCentre = centre, let oldSize = size, let held = track,
               max(Self.drift(seenCentre, from: oldCentre, extent: oldSize),
                   Self.drift(seenSize, from: oldSize, extent: oldSize)) < configuration.jump
         else {
@@ -94,18 +103,11 @@ package struct FaceTracker: Sendable {
         let newSize = oldSize + (seenSize - oldSize) * configuration.sizeAveraging
         centre = newCentre
         size = newSize
-        let boxCentre = SIMD2(box.centerX, box.centerY), boxSize = SIMD2(box.width, box.height)
-        let extent = SIMD2(box.width, box.height)
-        let moveCentre = Self.drift(newCentre, from: boxCentre, extent: extent) > configuration.centreDeadband
-        let resize = Self.drift(newSize, from: boxSize, extent: extent) > configuration.sizeDeadband
-        let placeCentre = moveCentre ? newCentre : boxCentre, placeSize = resize ? newSize : boxSize
-        let placed = moveCentre || resize
-            ? NormalizedRect(x: placeCentre.x - placeSize.x / 2, y: placeCentre.y - placeSize.y / 2,
-                             width: placeSize.x, height: placeSize.y)
-            : box
-        let face = NormalizedRect(x: newCentre.x - newSize.x / 2, y: newCentre.y - newSize.y / 2,
-                                  width: newSize.x, height: newSize.y)
-        track = Track(box: placed, face: face, faceCount: detections.count, lastSeen: time)
+        let box = Self.hold(held.box, toward: newCentre, newSize,
+                            deadbands: (configuration.centreDeadband, configuration.sizeDeadband))
+        let face = Self.hold(held.face, toward: newCentre, newSize,
+                             deadbands: (configuration.faceCentreDeadband, configuration.faceSizeDeadband))
+        track = Track(box: box, face: face, faceCount: detections.count, lastSeen: time)
         return track
     }
 
@@ -161,6 +163,19 @@ package struct FaceTracker: Sendable {
             return same
         }
         return best
+    }
+
+    /// `held` where it is, but its centre (its size) moved to the averages' once they
+    /// have drifted from it by more than the deadband.
+    private static func hold(_ held: NormalizedRect, toward centre: SIMD2<Float>, _ size: SIMD2<Float>,
+                             deadbands: (centre: Float, size: Float)) -> NormalizedRect {
+        let heldCentre = SIMD2(held.centerX, held.centerY), heldSize = SIMD2(held.width, held.height)
+        let move = drift(centre, from: heldCentre, extent: heldSize) > deadbands.centre
+        let resize = drift(size, from: heldSize, extent: heldSize) > deadbands.size
+        guard move || resize else { return held }
+        let placeCentre = move ? centre : heldCentre, placeSize = resize ? size : heldSize
+        return NormalizedRect(x: placeCentre.x - placeSize.x / 2, y: placeCentre.y - placeSize.y / 2,
+                              width: placeSize.x, height: placeSize.y)
     }
 
     /// How far `a` is from `b` as a share of the face: the larger of the two axes'

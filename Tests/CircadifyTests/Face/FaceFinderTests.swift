@@ -127,33 +127,34 @@ import Testing
         #expect(abs((face.x - box.x) * w - 8) <= 3 && abs((face.y - box.y) * h - 8) <= 3, "\(face) against \(box)")
     }
 
-    /// The tracked face wobbles from one detection to the next by a pixel or two;
-    /// within `windowDeadband` the window stays where it was placed and its search
-    /// is reused, and a drift past it places the window anew.
+    /// The detector's box wobbles from one call to the next by a pixel or two. The
+    /// tracked face the finder is given (`Track.face`) is held through it, so the
+    /// window stays where it was placed and its search is reused; given each call's
+    /// box, the window would be another area every call, searched again. A drift
+    /// past the tracker's deadband places the window anew.
     @Test func aWobblingFaceKeepsItsWindow() throws {
         let (_, detector, still, box) = try astronaut()
         func shifted(_ share: Float) -> NormalizedRect {
             NormalizedRect(x: box.x + share * box.width, y: box.y - share * box.height, width: box.width, height: box.height)
         }
-        // A second of calls, the face 1% of its size to one side and the other in turn
-        // (a few pixels here): the window is searched once and then reused.
-        let finder = FaceFinder(detector: detector)
+        // A second of calls, each seeing the face 1% of its size to one side or the other.
+        let finder = FaceFinder(detector: detector), unheld = FaceFinder(detector: detector)
+        var tracker = FaceTracker()
         for call in 0..<10 {
-            _ = try finder.find(in: still, tracked: shifted(call % 2 == 0 ? 0.01 : -0.01), at: Double(call) / 10)
+            let seen = shifted(call % 2 == 0 ? 0.01 : -0.01), time = Double(call) / 10
+            _ = try finder.find(in: still, tracked: tracker.track?.face, at: time)
+            tracker.update(detections: [seen], at: time)
+            _ = try unheld.find(in: still, tracked: seen, at: time)
         }
-        #expect(finder.windowScans == 1, "\(finder.windowScans) windowed searches")
-        #expect(finder.windowSkips == 8, "\(finder.windowSkips) reused")
-        // Without the deadband every call's window is another area, searched again.
-        var everyPixel = FaceFinder.Configuration()
-        everyPixel.windowDeadband = (0, 0)
-        let unheld = FaceFinder(detector: detector, configuration: everyPixel)
-        for call in 0..<10 {
-            _ = try unheld.find(in: still, tracked: shifted(call % 2 == 0 ? 0.01 : -0.01), at: Double(call) / 10)
-        }
+        // Calls 0 and 1 search the whole frame (nothing tracked yet, then the first look at
+        // the tracked face), call 2 the window, and the seven after it reuse that search.
+        #expect(finder.fullScans == 2 && finder.windowScans == 1 && finder.windowSkips == 7,
+                "\(finder.fullScans) whole, \(finder.windowScans) windowed searches, \(finder.windowSkips) reused")
         #expect(unheld.windowSkips == 0, "\(unheld.windowSkips) reused")
-        // A drift of a tenth of the face places the window around it: searched at once.
+        // A drift of a tenth of the face moves the tracked face: the window is searched at once.
         let before = finder.windowScans
-        _ = try finder.find(in: still, tracked: shifted(0.1), at: 1.0)
+        for call in 10..<13 { tracker.update(detections: [shifted(0.1)], at: Double(call) / 10) }
+        _ = try finder.find(in: still, tracked: tracker.track?.face, at: 1.3)
         #expect(finder.windowScans == before + 1)
     }
 

@@ -36,12 +36,14 @@ struct QualityReplay {
 
     /// Renders `scenario` (320x240, `duration` s, `fps` 0 = the scenario's) and replays
     /// it. `detections` may rewrite the truth's face boxes of the frame at a time (s),
-    /// e.g. to hide the face.
+    /// e.g. to hide the face. With `tracker` the tracked face is a `FaceTracker`'s
+    /// (`Track.face`, as a scan gives the monitor) fed those boxes, not the truth's.
     static func run(_ scenario: String, seed: UInt32 = 1, duration: Float = 5, fps: Float = 0,
                     configuration: QualityMonitor.Configuration = .init(reportsCameraTuning: false),
-                    detections: (@Sendable (Double, [NormalizedRect]) -> [NormalizedRect])? = nil) async throws -> Run {
+                    detections: (@Sendable (Double, [NormalizedRect]) -> [NormalizedRect])? = nil,
+                    tracker: FaceTracker.Configuration? = nil) async throws -> Run {
         try await replay(scenario, seed: seed, duration: duration, fps: fps, configuration: configuration,
-                         detections: detections)
+                         detections: detections, tracker: tracker)
     }
 
     /// As `run`, but the faces come from the real detector and tracker inside the
@@ -87,7 +89,8 @@ struct QualityReplay {
 
     private static func replay(_ scenario: String, seed: UInt32, duration: Float, fps: Float,
                                configuration: QualityMonitor.Configuration,
-                               detections: ((Double, [NormalizedRect]) -> [NormalizedRect])?) async throws -> Run {
+                               detections: ((Double, [NormalizedRect]) -> [NormalizedRect])?,
+                               tracker trackerConfiguration: FaceTracker.Configuration?) async throws -> Run {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-quality-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -95,6 +98,7 @@ struct QualityReplay {
         let truth = try GroundTruthFile.load(clip.truth)
         let source = try FrameSource(.file(clip.video.path), configuration: .lockstepReplay(fps: UInt32(truth.fps.rounded())))
         var monitor = QualityMonitor(configuration: configuration)
+        var tracker = trackerConfiguration.map { FaceTracker(configuration: $0) }
         var run = Run(truth: truth)
         var origin: Double?
         func regions(_ index: Int) -> RegionSet {
@@ -111,9 +115,10 @@ struct QualityReplay {
                 var boxes = truth.faceBoxes(frame: frame).compactMap(NormalizedRect.init(box:))
                 if let detections { boxes = detections(time, boxes) }
                 // The tracker follows the main face: the truth's first box, while it is detected.
-                let tracked = truth.face.flatMap { $0.isEmpty ? nil : NormalizedRect(box: $0[min(frame, $0.count - 1)]) }
-                monitor.observe(FaceObservation(thumbnail: thumbnail, detections: boxes,
-                                                trackedFace: boxes.isEmpty ? nil : tracked))
+                var tracked = truth.face.flatMap { $0.isEmpty ? nil : NormalizedRect(box: $0[min(frame, $0.count - 1)]) }
+                if boxes.isEmpty { tracked = nil }
+                if tracker != nil { tracked = tracker?.update(detections: boxes, at: time)?.face }
+                monitor.observe(FaceObservation(thumbnail: thumbnail, detections: boxes, trackedFace: tracked))
                 let report = monitor.report()
                 run.raised += report.raised.map { ($0.kind, time) }
                 run.statuses.append((report.status.code, time))

@@ -69,5 +69,34 @@ extension QualityOnClips {
             #expect(run.raised.isEmpty, "raised \(run.raised)")
             #expect(run.statuses.allSatisfy { $0.code == .ok }, "statuses \(Set(run.statuses.map(\.code)))")
         }
+
+        /// The detector's boxes wobble from call to call on a still head, by a pixel or two:
+        /// a few percent of a small face. The tracked face the monitor judges head motion on
+        /// (`Track.face`) is held through that, so a still head is not told to hold still;
+        /// followed call by call, the same wobble adds up to a head that seems to move.
+        /// (The monitor sums the path over a second: `QualityThresholds.headSpeed`.)
+        @Test func aStillHeadsDetectorWobbleIsNotHeadMotion() async throws {
+            let wobble: @Sendable (Double, [NormalizedRect]) -> [NormalizedRect] = { time, boxes in
+                var random = SeededWobble(seed: UInt64(time * 1000) + 1)
+                return boxes.map { box in
+                    let grow = random.next(0.03)
+                    return NormalizedRect(x: box.x + random.next(WobbleAmplitude) * box.width - grow * box.width / 2,
+                                          y: box.y + random.next(WobbleAmplitude) * box.height - grow * box.height / 2,
+                                          width: box.width * (1 + grow), height: box.height * (1 + grow))
+                }
+            }
+            let held = try await QualityReplay.run("still", detections: wobble, tracker: .init())
+            #expect(held.raised.isEmpty, "raised \(held.raised)")
+            var unheld = FaceTracker.Configuration()
+            unheld.faceCentreDeadband = 0
+            unheld.faceSizeDeadband = 0
+            let chased = try await QualityReplay.run("still", detections: wobble, tracker: unheld)
+            #expect(chased.raisedKinds == [.headMoving], "raised \(chased.raised)")
+        }
     }
 }
+
+/// The centre's wobble in `aStillHeadsDetectorWobbleIsNotHeadMotion`, share of the face
+/// along each axis (uniform, per call): near the most the held face takes. From ±5% the
+/// held face's steps raise `headMoving` too; below ±4.5% neither does.
+private let WobbleAmplitude: Float = 0.045

@@ -91,7 +91,9 @@ do {
     let latency = ContinuousClock.now - cancelledAt
     guard outcome == "\(CircadifyError.cancelled)" else { throw CircadifyError.unknown("the scan ended with \(outcome)") }
     guard camera.isRunning else { throw CircadifyError.unknown("the camera stopped with the cancelled scan") }
-    let again = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 8))
+    // As long as the first scan: an 8 s scan of this clip is answered at 0.40-0.97 (and
+    // refused once in 14 cuts on main), which tests the confidence band, not the camera.
+    let again = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 15))
     if abs(Double(again.heartRate) - truth) > 3 {
         fail("cancel", "the second scan read \(again.heartRate) bpm, truth \(truth)")
     } else {
