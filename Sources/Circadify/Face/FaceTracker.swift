@@ -16,12 +16,12 @@
 /// Drifts are measured along each axis against the face's extent there (x
 /// against its width, y against its height: the held box's for a deadband, the
 /// averages' for a jump), so a deadband is the same share of the face whichever
-/// way it moves and whatever the frame's aspect. What
-/// looks for the face (the finder's window) and judges its motion (the quality
-/// monitor) follows `Track.face`, held the same way with narrower deadbands:
-/// close behind a moving head, but still through the detector's wobble. A face
-/// the detector misses is held for `gracePeriod` before it counts as lost. (The regions then glide to the
-/// box frame by frame: `RegionGlide`.)
+/// way it moves and whatever the frame's aspect. What looks for the face (the
+/// finder's window) and judges its motion (the quality monitor) follows
+/// `Track.face`, held the same way with narrower deadbands: close behind a
+/// moving head, but still through the detector's wobble. A face the detector
+/// misses is held for `gracePeriod` before it counts as lost. (The regions then
+/// glide to the box frame by frame: `RegionGlide`.)
 package struct FaceTracker: Sendable {
     package struct Configuration: Sendable {
         /// Weight of a new detection in the centre and in the size averages.
