@@ -114,10 +114,10 @@ struct QualityReplay {
                 let frame = Int(thumbnail.sequence)
                 var boxes = truth.faceBoxes(frame: frame).compactMap(NormalizedRect.init(box:))
                 if let detections { boxes = detections(time, boxes) }
-                // The tracker follows the main face: the truth's first box, while it is detected.
-                var tracked = truth.face.flatMap { $0.isEmpty ? nil : NormalizedRect(box: $0[min(frame, $0.count - 1)]) }
-                if boxes.isEmpty { tracked = nil }
-                if tracker != nil { tracked = tracker?.update(detections: boxes, at: time)?.face }
+                // The tracked face: the given tracker's, else the truth's first box while it is detected.
+                let tracked = tracker != nil
+                    ? tracker?.update(detections: boxes, at: time)?.face
+                    : boxes.isEmpty ? nil : truth.face.flatMap { $0.isEmpty ? nil : NormalizedRect(box: $0[min(frame, $0.count - 1)]) }
                 monitor.observe(FaceObservation(thumbnail: thumbnail, detections: boxes, trackedFace: tracked))
                 let report = monitor.report()
                 run.raised += report.raised.map { ($0.kind, time) }

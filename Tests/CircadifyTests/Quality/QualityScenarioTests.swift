@@ -80,8 +80,8 @@ extension QualityOnClips {
                 var random = SeededWobble(seed: UInt64(time * 1000) + 1)
                 return boxes.map { box in
                     let grow = random.next(0.03)
-                    return NormalizedRect(x: box.x + random.next(WobbleAmplitude) * box.width - grow * box.width / 2,
-                                          y: box.y + random.next(WobbleAmplitude) * box.height - grow * box.height / 2,
+                    return NormalizedRect(x: box.x + random.next(wobbleAmplitude) * box.width - grow * box.width / 2,
+                                          y: box.y + random.next(wobbleAmplitude) * box.height - grow * box.height / 2,
                                           width: box.width * (1 + grow), height: box.height * (1 + grow))
                 }
             }
@@ -99,4 +99,4 @@ extension QualityOnClips {
 /// The centre's wobble in `aStillHeadsDetectorWobbleIsNotHeadMotion`, share of the face
 /// along each axis (uniform, per call): near the most the held face takes. From ±5% the
 /// held face's steps raise `headMoving` too; below ±4.5% neither does.
-private let WobbleAmplitude: Float = 0.045
+private let wobbleAmplitude: Float = 0.045
