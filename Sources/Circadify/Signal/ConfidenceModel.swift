@@ -39,16 +39,16 @@ package enum ConfidenceModel {
 
     // Fitted by `circadify-accuracy --split tune --seeds 6 --cuts 5,8,10,12,15,20 --fit-confidence` (README, "Ground-truth
     // videos and accuracy"); refit and paste when the pipeline changes.
-    // Confidence map fitted on 1723 clips (987 within ±3 bpm), mean log-loss 0.353.
+    // Confidence map fitted on 1723 clips (1001 within ±3 bpm), mean log-loss 0.360.
     // Features: snr, agreeingWindows, methodsAgree, waveAgreement, stepsPerMinute, motion, droppedFraction, lightShare, swayHarmonics.
     package static let fitted = LogisticModel(
-        means: [0.88471, 1.679, 0.55891, 0.52834, 6.9707, 0.0037725, 0.0034748, 0.26994, 0.037058],
-        scales: [3.3176, 1.0254, 0.49652, 0.29202, 24.244, 0.0038279, 0.015836, 0.22847, 0.081433],
-        weights: [1.0892, 0.74223, 0.078368, 0.67618, -0.14722, -0.5157, 0, -0.55222, -0.63736],
-        intercept: 0.67838)
+        means: [0.91589, 1.6796, 0.55891, 0.52863, 6.7541, 0.003775, 0.0034748, 0.27118, 0.0378],
+        scales: [3.2894, 1.0236, 0.49652, 0.28926, 24.183, 0.0038215, 0.015836, 0.23106, 0.084148],
+        weights: [1.0575, 0.77531, 0.027419, 0.67948, -0.15148, -0.38311, 0, -0.53627, -0.67297],
+        intercept: 0.74821)
     // Band edges: right 98.5% of the time above the first on the tuning split; every tuning pulse-free input 0.5 log-odds below the second (and above it once in 1000 on a normal, where that fits below the first).
-    package static let reliableProbability = 0.9478
-    package static let retryProbability = 0.8955
+    package static let reliableProbability = 0.9474
+    package static let retryProbability = 0.8948
 
     /// The probability that the heart rate is within ±3 bpm.
     package static func probability(_ q: SignalQuality) -> Double {
