@@ -60,7 +60,11 @@ struct AccuracyReport {
 
     /// How well confidence separates good estimates from bad ones.
     func confidenceSummary() -> String {
+        // A pulse clip with no reading (the scan failed) is a clip not answered: it
+        // counts in the share answered, not in the errors.
+        let pulseClips = scores.filter(\.pulsePresent).count
         let withPulse = scores.filter { $0.pulsePresent && $0.heartRateError != nil }
+        let unread = pulseClips - withPulse.count
         let pulseFree = scores.filter { !$0.pulsePresent }
         let reliable = withPulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.reliable }
         let wrongButSure = reliable.filter { abs($0.heartRateError ?? 0) > 3 }
@@ -74,8 +78,9 @@ struct AccuracyReport {
         let answered = withPulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.retry }
         return """
             HR MAE over what a scan answers (confidence >= 0.4): \(mae(answered)) bpm over \(answered.count) of \
-            \(withPulse.count); over the reliable ones (>= 0.7): \(mae(reliable)) bpm over \(reliable.count)
-            confidence: \(reliable.count)/\(withPulse.count) pulse clips at >= 0.7, of which \(wrongButSure.count) off by more than 3 bpm; \
+            \(pulseClips)\(unread > 0 ? " (\(unread) with no reading)" : ""); over the reliable ones (>= 0.7): \
+            \(mae(reliable)) bpm over \(reliable.count)
+            confidence: \(reliable.count)/\(pulseClips) pulse clips at >= 0.7, of which \(wrongButSure.count) off by more than 3 bpm; \
             \(quietFree)/\(pulseFree.count) pulse-free clips below 0.4 (max \(String(format: "%.2f", pulseFree.compactMap(\.confidence).max() ?? 0))); \
             ROC area good (|error| <= 3 bpm) vs bad (worse, or no pulse): \(auc.map { String(format: "%.3f", $0) } ?? "–")
             """

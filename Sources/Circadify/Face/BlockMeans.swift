@@ -110,6 +110,39 @@ package struct BlockMeans: Sendable {
         return changed(since: earlier, grid: area, skipping: nil, threshold: threshold, shift: shift)
     }
 
+    /// Pearson correlation of the block means on a grid laid over `area` (as
+    /// for `changed(since:inside:)`, no shift) here and in `earlier`: near 1
+    /// when the picture there is the same up to a gain and an offset, which is
+    /// all an exposure or gain change does to it. Nil when either table does
+    /// not cover `area`, the area is smaller than a block, or either picture
+    /// is flat there (no pattern to compare).
+    package func correlation(with earlier: BlockMeans, inside area: PixelRect) -> Float? {
+        let side = Self.side
+        guard earlier.width == width, earlier.height == height, area.width >= side, area.height >= side,
+              Self.clip(area, width: width, height: height) == area
+        else { return nil }
+        var now = [Float](), then = [Float]()
+        for gy in 0..<(area.height + side - 1) / side {
+            let y = area.y + min(gy * side, area.height - side)
+            for gx in 0..<(area.width + side - 1) / side {
+                let x = area.x + min(gx * side, area.width - side)
+                guard covers(x: x, y: y), earlier.covers(x: x, y: y) else { return nil }
+                now.append(block(x: x, y: y).mean)
+                then.append(earlier.block(x: x, y: y).mean)
+            }
+        }
+        let n = Float(now.count), meanNow = now.reduce(0, +) / n, meanThen = then.reduce(0, +) / n
+        var cross: Float = 0, squaresNow: Float = 0, squaresThen: Float = 0
+        for (a, b) in zip(now, then) {
+            cross += (a - meanNow) * (b - meanThen)
+            squaresNow += (a - meanNow) * (a - meanNow)
+            squaresThen += (b - meanThen) * (b - meanThen)
+        }
+        // Less than a luma level of spread between blocks: a flat picture.
+        guard squaresNow >= n, squaresThen >= n else { return nil }
+        return cross / (squaresNow * squaresThen).squareRoot()
+    }
+
     private func changed(since earlier: BlockMeans, grid: PixelRect, skipping area: PixelRect?,
                          threshold: Float, shift: Int) -> Bool {
         let side = Self.side

@@ -24,6 +24,14 @@
 /// (The tracked face it is given is held through the detector's wobble by the
 /// tracker, `Track.face`: a window that moved a pixel at every call would void
 /// the reuse.)
+/// When the detector misses the tracked face (the window and then the whole
+/// frame come up empty), the face is held where it was while the picture in its
+/// box is still the one it was last found in up to a gain and an offset (the
+/// block means correlate, `holdCorrelation`): a camera stepping its gain, a
+/// flickering light or heavy compression can put a face the cascade finds only
+/// now and then, while it sat still the whole time. A face that leaves, turns or
+/// is covered changes that picture and is lost as before. While held, the whole
+/// frame is searched once every `fullScanInterval`, not at every call.
 /// Faces beside the tracked one from the last whole-frame search are carried
 /// with every windowed result until the next one, for the quality monitor
 /// (`multipleFaces` must hold for a second); the tracker is given only what was
@@ -69,6 +77,14 @@ package final class FaceFinder {
         /// about a tenth more results on a still clip but moved more regions in the
         /// accuracy benchmark: more of its clips changed band.)
         package var windowChangeShift = 0
+        /// A face the detector misses is held while the block means of its box
+        /// correlate at least this well with those at its last detection. On a
+        /// 96-pixel face (320-pixel thumbnail): a still one stays at 0.98 or above
+        /// through a board clip's gain steps, flicker and noise; the same box moved
+        /// 2 pixels gives 0.97-0.98, 4 pixels 0.88-0.93, 8 pixels 0.64-0.74 (the
+        /// generated face and the astronaut photo), so a face that moves by more
+        /// than a few percent of its size, turns or leaves is not held.
+        package var holdCorrelation: Float = 0.96
         package init() {}
     }
 
@@ -84,6 +100,8 @@ package final class FaceFinder {
     private var others = [NormalizedRect]()
     /// The last windowed search: its area, the picture there, what it found and when.
     private var lastWindow: (area: PixelRect, picture: BlockMeans, found: [NormalizedRect], time: Double)?
+    /// The tracked face's box at its last detection, thumbnail pixels, and the picture there.
+    private var lastFound: (area: PixelRect, picture: BlockMeans)?
     /// Searches made, for tests and benchmarks.
     package private(set) var fullScans = 0
     package private(set) var windowScans = 0
@@ -91,6 +109,8 @@ package final class FaceFinder {
     package private(set) var quietSkips = 0
     /// Windowed searches skipped because nothing inside the window changed.
     package private(set) var windowSkips = 0
+    /// Calls that held a face the detector missed, its picture unchanged but for a gain.
+    package private(set) var holds = 0
 
     /// `keep` filters each search's raw faces (e.g. dropping boxes around smaller faces).
     package init(detector: FaceDetector, configuration: Configuration = Configuration(),
@@ -115,6 +135,7 @@ package final class FaceFinder {
             // A face near the area's edge may have had some of its raw hits cut off,
             // which would move its box: only faces well inside the area are taken.
             if !found.isEmpty, found.allSatisfy({ clear(of: window.area, $0, in: thumbnail) }) {
+                remember(found.min { $0.distance(to: tracked) < $1.distance(to: tracked) }, in: thumbnail)
                 // The picture there, grown by the shift allowed, for the next calls.
                 if configuration.windowRefreshInterval > 0 {
                     let shift = configuration.windowChangeShift
@@ -123,6 +144,10 @@ package final class FaceFinder {
                     lastWindow = (window.area, BlockMeans(thumbnail, covering: grown), found, time)
                 }
                 return Result(found: found, carried: others)
+            }
+            if found.isEmpty, time - lastFullScan < configuration.fullScanInterval,
+               let held = hold(tracked, in: thumbnail) {
+                return held
             }
         }
         lastWindow = nil
@@ -136,6 +161,14 @@ package final class FaceFinder {
             lastLook = time
             lastFullPicture = BlockMeans(thumbnail)
             others = all.filter { $0 != main }
+            remember(main, in: thumbnail)
+        } else if let tracked, let held = hold(tracked, in: thumbnail) {
+            // Searched whole and held: the next whole search is due in a second.
+            lastFullScan = time
+            lastLook = time
+            lastFullPicture = BlockMeans(thumbnail)
+            others = []
+            return held
         } else {
             forgetFullScan()
         }
@@ -150,9 +183,33 @@ package final class FaceFinder {
     private func forgetFullScan() {
         others = []
         lastWindow = nil
+        lastFound = nil
         lastFullScan = -.infinity
         lastLook = -.infinity
         lastFullPicture = nil
+    }
+
+    /// Keeps the picture in the box of the tracked face's detection `face`.
+    private func remember(_ face: NormalizedRect?, in thumbnail: LumaThumbnail) {
+        guard let face else { return }
+        let w = Float(thumbnail.width), h = Float(thumbnail.height)
+        let area = BlockMeans.clip(PixelRect(x: Int((face.x * w).rounded()), y: Int((face.y * h).rounded()),
+                                             width: Int((face.width * w).rounded()),
+                                             height: Int((face.height * h).rounded())),
+                                   width: thumbnail.width, height: thumbnail.height)
+        lastFound = (area, BlockMeans(thumbnail, covering: area))
+    }
+
+    /// The tracked face held where it is, when the picture in its box at its last
+    /// detection is still there up to a gain (a reused result: the tracker
+    /// confirms it, the quality monitor sees it); nil otherwise.
+    private func hold(_ tracked: NormalizedRect, in thumbnail: LumaThumbnail) -> Result? {
+        guard let last = lastFound,
+              let r = BlockMeans(thumbnail, covering: last.area).correlation(with: last.picture, inside: last.area),
+              r >= configuration.holdCorrelation
+        else { return nil }
+        holds += 1
+        return Result(found: [tracked], carried: [], reused: true)
     }
 
     /// Whether a due whole-frame search can be skipped: the last one is recent

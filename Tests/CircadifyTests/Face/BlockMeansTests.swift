@@ -1,4 +1,5 @@
 @testable import Circadify
+import Foundation
 import Testing
 
 /// Telling a changed picture from a still one: small shifts and noise are no
@@ -63,6 +64,52 @@ import Testing
         // An area reaching outside the picture is clipped to it.
         #expect(BlockMeans(Self.stripes(), covering: PixelRect(x: -5, y: 60, width: 20, height: 20)).covered
             == PixelRect(x: 0, y: 60, width: 15, height: 4))
+    }
+
+    /// A smooth pattern like a face's shading (blobs tens of pixels across), with
+    /// a little noise, `gain` x the picture + `offset`, moved `dx` pixels right.
+    private static func shading(gain: Float = 1, offset: Float = 0, dx: Int = 0, seed: Int = 0) -> LumaThumbnail {
+        let width = 96, height = 96
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let u = Float(x - dx), v = Float(y)
+                let base = 100 + 50 * sin(u / 9) * cos(v / 7) + 20 * sin((u + v) / 23)
+                let noise = Float(((x &* 7919 &+ y &* 104_729 &+ seed &* 31) % 5) - 2)
+                pixels[y * width + x] = UInt8(max(0, min(255, (gain * base + offset + noise).rounded())))
+            }
+        }
+        return LumaThumbnail(width: width, height: height, sequence: 0, pixels: pixels)
+    }
+
+    /// The same picture under another gain and offset (an exposure step) correlates
+    /// near 1 block for block; the picture moved by a third of the area does not.
+    @Test func aGainChangeKeepsTheCorrelationAMoveDoesNot() throws {
+        let area = PixelRect(x: 16, y: 16, width: 48, height: 48)
+        let before = BlockMeans(Self.shading(), covering: area)
+        let brighter = try #require(BlockMeans(Self.shading(gain: 1.3, offset: -10, seed: 1), covering: area)
+            .correlation(with: before, inside: area))
+        #expect(brighter > 0.99, "\(brighter)")
+        let darker = try #require(BlockMeans(Self.shading(gain: 0.6, seed: 2), covering: area)
+            .correlation(with: before, inside: area))
+        #expect(darker > 0.99, "\(darker)")
+        let moved = try #require(BlockMeans(Self.shading(dx: 16), covering: area).correlation(with: before, inside: area))
+        #expect(moved < 0.8, "\(moved)")
+    }
+
+    /// No pattern, no verdict: a flat picture, an area the tables do not cover, one
+    /// smaller than a block or pictures of different sizes give nil.
+    @Test func aFlatOrUncoveredAreaHasNoCorrelation() {
+        let area = PixelRect(x: 16, y: 16, width: 48, height: 48)
+        let before = BlockMeans(Self.shading(), covering: area)
+        let flat = LumaThumbnail(width: 96, height: 96, sequence: 0, pixels: [UInt8](repeating: 90, count: 96 * 96))
+        #expect(BlockMeans(flat, covering: area).correlation(with: before, inside: area) == nil)
+        #expect(BlockMeans(Self.shading(), covering: area).correlation(with: BlockMeans(flat), inside: area) == nil)
+        let beyond = PixelRect(x: 40, y: 40, width: 48, height: 48)
+        #expect(BlockMeans(Self.shading()).correlation(with: before, inside: beyond) == nil)
+        #expect(BlockMeans(Self.shading()).correlation(with: BlockMeans(Self.shading()),
+                                                       inside: PixelRect(x: 0, y: 0, width: 6, height: 6)) == nil)
+        #expect(BlockMeans(Self.stripes()).correlation(with: before, inside: area) == nil)
     }
 
     @Test func anotherSizeIsAChange() {

@@ -158,6 +158,87 @@ import Testing
         #expect(finder.windowScans == before + 1)
     }
 
+    /// A face the cascade stops finding while it sits still is held, as long as the
+    /// picture in its box is the one it was found in up to a gain: here the picture
+    /// under 30% more gain while the detector's hits are thrown away (what the
+    /// cascade does on the board clip below). The whole frame is then searched once
+    /// a second, not at every call. Once the face's box shows something else it is
+    /// not held, and it is lost after the tracker's grace period.
+    @Test func aStillFaceTheDetectorMissesIsHeldWhileOnlyTheGainChanged() throws {
+        let (luma, detector, still, box) = try astronaut()
+        let w = Float(luma.width), h = Float(luma.height)
+        let brighter = LumaThumbnail(width: luma.width, height: luma.height, sequence: 0,
+                                     pixels: luma.pixels.map { UInt8(min(255, (Float($0) * 1.3).rounded())) })
+        final class Blindfold { var on = false }
+        let blindfold = Blindfold()
+        let finder = FaceFinder(detector: detector, keep: { blindfold.on ? [] : $0 })
+        var tracker = FaceTracker()
+        func call(_ thumbnail: LumaThumbnail, at time: Double) throws -> FaceFinder.Result {
+            let result = try finder.find(in: thumbnail, tracked: tracker.track?.face, at: time)
+            if result.reused {
+                tracker.confirm(faceCount: result.found.count, at: time)
+            } else {
+                tracker.update(detections: result.found, at: time)
+            }
+            return result
+        }
+        for index in 0..<3 { _ = try call(still, at: Double(index) / 10) }
+        let searchedWhole = finder.fullScans
+        // 3 s of the brighter picture with the detector blind, 10 calls a second:
+        // held all along, well past the tracker's 1 s grace.
+        blindfold.on = true
+        for index in 3..<33 {
+            let result = try call(brighter, at: Double(index) / 10)
+            #expect(result.reused && result.found.count == 1, "call \(index): \(result)")
+        }
+        #expect(tracker.track != nil)
+        #expect(finder.holds == 30, "\(finder.holds) held")
+        #expect(finder.fullScans - searchedWhole <= 4, "\(finder.fullScans - searchedWhole) whole-frame searches while held")
+        // The face's box now shows the backdrop's flat grey: not held, lost after the grace.
+        var gone = brighter.pixels
+        for y in Int(box.y * h)..<Int((box.y + box.height) * h) {
+            for x in Int(box.x * w)..<Int((box.x + box.width) * w) { gone[y * luma.width + x] = 128 }
+        }
+        let empty = LumaThumbnail(width: luma.width, height: luma.height, sequence: 0, pixels: gone)
+        let holds = finder.holds
+        for index in 33..<50 {
+            let result = try call(empty, at: Double(index) / 10)
+            #expect(!result.reused && result.found.isEmpty, "call \(index): \(result)")
+        }
+        #expect(finder.holds == holds)
+        #expect(tracker.track == nil)
+    }
+
+    /// A board camera's clip (15 fps heavy MJPEG, auto-gain stepping and hunting,
+    /// mains flicker, the darkest skin) in which the cascade loses a still face for
+    /// seconds at a time: the face is tracked throughout, where without the hold
+    /// it is lost for over 5 s, which fails a scan (`faceNotDetected`).
+    @Test func aBoardCamerasStillFaceIsTrackedThroughTheDetectorsMisses() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-hold-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = try ClipRenderer.render(scenario: "board", seed: 1001, into: folder, name: "board") {
+            $0.variety = 1; $0.duration_s = 20
+        }
+        func longestMiss(_ boxes: [[NormalizedRect]]) -> Int {
+            var longest = 0, run = 0
+            for found in boxes.drop(while: \.isEmpty) {
+                run = found.isEmpty ? run + 1 : 0
+                longest = max(longest, run)
+            }
+            return longest
+        }
+        // A thumbnail every third frame: 5 a second at 15 fps.
+        let (held, finder) = try await track(clip.video.path, finder: .init(), fps: 15)
+        var never = FaceFinder.Configuration()
+        never.holdCorrelation = 2
+        let (unheld, _) = try await track(clip.video.path, finder: never, fps: 15)
+        #expect(held.count >= 95, "\(held.count) thumbnails")
+        #expect(finder.holds >= 40, "\(finder.holds) held of \(held.count)")
+        #expect(longestMiss(held) == 0, "\(longestMiss(held)) thumbnails in a row without the face")
+        #expect(longestMiss(unheld) > 25, "\(longestMiss(unheld)) thumbnails in a row without the face, not held")
+    }
+
     /// The one-face picture, a detector for it, the picture as a thumbnail and the face's box.
     private func astronaut() throws -> (LumaImage, FaceDetector, LumaThumbnail, NormalizedRect) {
         let luma = try FaceDetectorTests.image("astronaut.jpg")
@@ -172,7 +253,7 @@ import Testing
     }
 
     /// The detections of every thumbnail, and the finder's counts.
-    private func track(_ path: String, finder configuration: FaceFinder.Configuration) async throws
+    private func track(_ path: String, finder configuration: FaceFinder.Configuration, fps: Double = 30) async throws
         -> ([[NormalizedRect]], FaceFinder) {
         let detector = try FaceDetector(maxWidth: 320, maxHeight: 320)
         let finder = FaceFinder(detector: detector, configuration: configuration,
@@ -180,12 +261,12 @@ import Testing
         let pipeline = ScanPipeline(quality: .init(reportsCameraTuning: false)) { thumbnail, tracked, time throws(CoreError) in
             try finder.find(in: thumbnail, tracked: tracked, at: time)
         }
-        let source = try FrameSource(.file(path), configuration: .lockstepReplay())
+        let source = try FrameSource(.file(path), configuration: .lockstepReplay(fps: UInt32(fps)))
         var boxes = [[NormalizedRect]]()
         for try await sample in try await source.samples() {
             var pending = pipeline.consume(sample)
             if sample.flags.contains(.thumbnail), let thumbnail = await source.takeThumbnail() {
-                if let moved = try pipeline.consume(thumbnail: thumbnail, at: Double(sample.sequence) / 30) {
+                if let moved = try pipeline.consume(thumbnail: thumbnail, at: Double(sample.sequence) / fps) {
                     pending = moved
                 }
                 boxes.append(pipeline.lastDetections)
@@ -195,3 +276,4 @@ import Testing
         return (boxes, finder)
     }
 }
+
