@@ -8,7 +8,8 @@
 /// each side) at only the scales near its size. The whole frame is still
 /// searched about once a second — for faces entering the picture, which the
 /// tracker and the quality monitor (`multipleFaces`) must see — and at once
-/// whenever the window comes up empty (the face moved fast, turned, left).
+/// whenever the window comes up empty (the face moved fast, turned, left),
+/// unless the face is held (below).
 /// That once-a-second search is skipped while nothing outside the window has
 /// changed since the last one (`BlockMeans`): a face cannot come in without
 /// changing the picture where it comes in, so the faces found there last time
@@ -24,14 +25,17 @@
 /// (The tracked face it is given is held through the detector's wobble by the
 /// tracker, `Track.face`: a window that moved a pixel at every call would void
 /// the reuse.)
-/// When the detector misses the tracked face (the window and then the whole
-/// frame come up empty), the face is held where it was while the picture in its
-/// box is still the one it was last found in up to a gain and an offset (the
-/// block means correlate, `holdCorrelation`): a camera stepping its gain, a
-/// flickering light or heavy compression can put a face the cascade finds only
-/// now and then, while it sat still the whole time. A face that leaves, turns or
-/// is covered changes that picture and is lost as before. While held, the whole
-/// frame is searched once every `fullScanInterval`, not at every call.
+/// When the detector misses the tracked face (the window comes up empty, and
+/// so does the whole frame when its search is due), the face is held where it
+/// was while the picture in its box is still the one it was last found in up
+/// to a gain and an offset (the block means correlate, `holdCorrelation`): a
+/// camera stepping its gain, a flickering light or heavy compression can put a
+/// face the cascade finds only now and then, while it sat still the whole time.
+/// A face that moves by more than a few percent of its size, turns, is covered
+/// or leaves changes that picture and is not held (missed, it is lost as
+/// before). While one is held, the whole frame is searched once every
+/// `fullScanInterval`, not at every call; a whole frame that shows another
+/// face but not the tracked one is left to the tracker's hand-over, as before.
 /// Faces beside the tracked one from the last whole-frame search are carried
 /// with every windowed result until the next one, for the quality monitor
 /// (`multipleFaces` must hold for a second); the tracker is given only what was
@@ -162,14 +166,16 @@ package final class FaceFinder {
             lastFullPicture = BlockMeans(thumbnail)
             others = all.filter { $0 != main }
             remember(main, in: thumbnail)
-        } else if let tracked, let held = hold(tracked, in: thumbnail) {
-            // Searched whole and held: the next whole search is due in a second.
-            lastFullScan = time
-            lastLook = time
-            lastFullPicture = BlockMeans(thumbnail)
-            others = []
-            return held
         } else {
+            // No face, or none tracked yet. A tracked face the whole frame no longer
+            // shows may still be held; then the next whole search is due in a second.
+            others = []
+            if let tracked, let held = hold(tracked, in: thumbnail) {
+                lastFullScan = time
+                lastLook = time
+                lastFullPicture = BlockMeans(thumbnail)
+                return held
+            }
             forgetFullScan()
         }
         return Result(found: all, carried: [])
@@ -202,14 +208,15 @@ package final class FaceFinder {
 
     /// The tracked face held where it is, when the picture in its box at its last
     /// detection is still there up to a gain (a reused result: the tracker
-    /// confirms it, the quality monitor sees it); nil otherwise.
+    /// confirms it, the quality monitor sees it, with the faces beside it from the
+    /// last whole-frame search); nil otherwise.
     private func hold(_ tracked: NormalizedRect, in thumbnail: LumaThumbnail) -> Result? {
         guard let last = lastFound,
               let r = BlockMeans(thumbnail, covering: last.area).correlation(with: last.picture, inside: last.area),
               r >= configuration.holdCorrelation
         else { return nil }
         holds += 1
-        return Result(found: [tracked], carried: [], reused: true)
+        return Result(found: [tracked], carried: others, reused: true)
     }
 
     /// Whether a due whole-frame search can be skipped: the last one is recent

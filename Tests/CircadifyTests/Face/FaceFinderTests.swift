@@ -209,6 +209,40 @@ import Testing
         #expect(tracker.track == nil)
     }
 
+    /// While the tracked face is held, the faces the last whole-frame search found
+    /// beside it are still carried, for the quality monitor (`multipleFaces`). A
+    /// whole frame that shows only the other face is not a hold: that face is the
+    /// search's result, for the tracker's hand-over, as before.
+    @Test func aHeldFaceKeepsTheFacesBesideIt() throws {
+        let luma = try FaceDetectorTests.image("two-faces.jpg")
+        let detector = try FaceDetector(maxWidth: luma.width, maxHeight: luma.height)
+        let faces = try detector.detect(luma: luma.pixels, width: luma.width, height: luma.height)
+        try #require(faces.count == 2)
+        let large = try #require(faces.max { $0.width < $1.width })
+        let w = Float(luma.width), h = Float(luma.height)
+        let tracked = NormalizedRect(x: Float(large.x) / w, y: Float(large.y) / h,
+                                     width: Float(large.width) / w, height: Float(large.height) / h)
+        final class Blindfold { var on = false }
+        let blindfold = Blindfold()
+        // Blindfolded, the detector misses the large face only.
+        let finder = FaceFinder(detector: detector, keep: { found in
+            guard blindfold.on else { return found }
+            return found.filter { abs($0.x + $0.width / 2 - (large.x + large.width / 2)) > large.width / 2 }
+        })
+        let picture = LumaThumbnail(width: luma.width, height: luma.height, sequence: 0, pixels: luma.pixels)
+        let first = try finder.find(in: picture, tracked: tracked, at: 0)
+        #expect(first.found.count == 2 && !first.reused)
+        let beside = first.found.filter { $0.width < tracked.width * 0.8 }
+        try #require(beside.count == 1)
+        blindfold.on = true
+        let held = try finder.find(in: picture, tracked: tracked, at: 0.1)
+        #expect(held.reused && held.found == [tracked], "\(held)")
+        #expect(held.carried == beside, "\(held.carried) against \(beside)")
+        let whole = try finder.find(in: picture, tracked: tracked, at: 1.1)
+        #expect(!whole.reused && whole.found == beside, "\(whole)")
+        #expect(finder.holds == 1)
+    }
+
     /// A board camera's clip (15 fps heavy MJPEG, auto-gain stepping and hunting,
     /// mains flicker, the darkest skin) in which the cascade loses a still face for
     /// seconds at a time: the face is tracked throughout, where without the hold
