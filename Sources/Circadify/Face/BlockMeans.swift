@@ -117,57 +117,62 @@ package struct BlockMeans: Sendable {
     /// not cover `area`, the area is smaller than a block, or either picture
     /// is flat there (no pattern to compare).
     package func correlation(with earlier: BlockMeans, inside area: PixelRect) -> Float? {
-        let side = Self.side
-        guard earlier.width == width, earlier.height == height, area.width >= side, area.height >= side,
+        guard earlier.width == width, earlier.height == height, area.width >= Self.side, area.height >= Self.side,
               Self.clip(area, width: width, height: height) == area
         else { return nil }
-        var now = [Float](), then = [Float]()
-        for gy in 0..<(area.height + side - 1) / side {
-            let y = area.y + min(gy * side, area.height - side)
-            for gx in 0..<(area.width + side - 1) / side {
-                let x = area.x + min(gx * side, area.width - side)
-                guard covers(x: x, y: y), earlier.covers(x: x, y: y) else { return nil }
-                now.append(block(x: x, y: y).mean)
-                then.append(earlier.block(x: x, y: y).mean)
-            }
+        var n = 0.0, sumNow = 0.0, sumThen = 0.0, squaresNow = 0.0, squaresThen = 0.0, cross = 0.0
+        let covered = Self.forEachBlock(of: area) { x, y in
+            guard covers(x: x, y: y), earlier.covers(x: x, y: y) else { return false }
+            let a = Double(block(x: x, y: y).mean), b = Double(earlier.block(x: x, y: y).mean)
+            n += 1
+            sumNow += a
+            sumThen += b
+            squaresNow += a * a
+            squaresThen += b * b
+            cross += a * b
+            return true
         }
-        let n = Float(now.count), meanNow = now.reduce(0, +) / n, meanThen = then.reduce(0, +) / n
-        var cross: Float = 0, squaresNow: Float = 0, squaresThen: Float = 0
-        for (a, b) in zip(now, then) {
-            cross += (a - meanNow) * (b - meanThen)
-            squaresNow += (a - meanNow) * (a - meanNow)
-            squaresThen += (b - meanThen) * (b - meanThen)
-        }
+        guard covered else { return nil }
+        // Sums of squared deviations from the means, and of their products.
+        let spreadNow = squaresNow - sumNow * sumNow / n, spreadThen = squaresThen - sumThen * sumThen / n
         // Less than a luma level of spread between blocks: a flat picture.
-        guard squaresNow >= n, squaresThen >= n else { return nil }
-        return cross / (squaresNow * squaresThen).squareRoot()
+        guard spreadNow >= n, spreadThen >= n else { return nil }
+        return Float((cross - sumNow * sumThen / n) / (spreadNow * spreadThen).squareRoot())
     }
 
     private func changed(since earlier: BlockMeans, grid: PixelRect, skipping area: PixelRect?,
                          threshold: Float, shift: Int) -> Bool {
         let side = Self.side
         guard earlier.width == width, earlier.height == height, grid.width >= side, grid.height >= side else { return true }
-        for gy in 0..<(grid.height + side - 1) / side {
-            let y = grid.y + min(gy * side, grid.height - side)
-            for gx in 0..<(grid.width + side - 1) / side {
-                let x = grid.x + min(gx * side, grid.width - side)
-                if let area, x + side > area.x, x < area.x + area.width, y + side > area.y, y < area.y + area.height {
-                    continue
-                }
-                let now = block(x: x, y: y)
-                var matched = false
-                search: for ey in max(0, y - shift)...min(height - side, y + shift) {
-                    for ex in max(0, x - shift)...min(width - side, x + shift) where earlier.covers(x: ex, y: ey) {
-                        let then = earlier.block(x: ex, y: ey)
-                        if abs(then.mean - now.mean) <= threshold, abs(then.spread - now.spread) <= threshold {
-                            matched = true
-                            break search
-                        }
+        let unchanged = Self.forEachBlock(of: grid) { x, y in
+            if let area, x + side > area.x, x < area.x + area.width, y + side > area.y, y < area.y + area.height {
+                return true
+            }
+            let now = block(x: x, y: y)
+            for ey in max(0, y - shift)...min(height - side, y + shift) {
+                for ex in max(0, x - shift)...min(width - side, x + shift) where earlier.covers(x: ex, y: ey) {
+                    let then = earlier.block(x: ex, y: ey)
+                    if abs(then.mean - now.mean) <= threshold, abs(then.spread - now.spread) <= threshold {
+                        return true
                     }
                 }
-                if !matched { return true }
+            }
+            return false
+        }
+        return !unchanged
+    }
+
+    /// Calls `body` with the top-left corner of each block of a grid laid over
+    /// `grid` (at least a block in each direction; its last row and column
+    /// moved in to fit), row by row, until `body` returns false. Returns
+    /// whether every call returned true.
+    private static func forEachBlock(of grid: PixelRect, _ body: (_ x: Int, _ y: Int) -> Bool) -> Bool {
+        for gy in 0..<(grid.height + side - 1) / side {
+            let y = grid.y + min(gy * side, grid.height - side)
+            for gx in 0..<(grid.width + side - 1) / side where !body(grid.x + min(gx * side, grid.width - side), y) {
+                return false
             }
         }
-        return false
+        return true
     }
 }

@@ -161,9 +161,7 @@ package final class FaceFinder {
         // Without a track yet, the first call that has one searches the whole
         // frame again, so the face it tracks is never remembered as another.
         if let tracked, let main = all.min(by: { $0.distance(to: tracked) < $1.distance(to: tracked) }) {
-            lastFullScan = time
-            lastLook = time
-            lastFullPicture = BlockMeans(thumbnail)
+            searchedWhole(thumbnail, at: time)
             others = all.filter { $0 != main }
             remember(main, in: thumbnail)
         } else {
@@ -171,9 +169,7 @@ package final class FaceFinder {
             // shows may still be held; then the next whole search is due in a second.
             others = []
             if let tracked, let held = hold(tracked, in: thumbnail) {
-                lastFullScan = time
-                lastLook = time
-                lastFullPicture = BlockMeans(thumbnail)
+                searchedWhole(thumbnail, at: time)
                 return held
             }
             forgetFullScan()
@@ -184,6 +180,13 @@ package final class FaceFinder {
     /// Forgets the faces beside the tracked one (tracking stopped).
     package func reset() {
         forgetFullScan()
+    }
+
+    /// Notes a whole-frame search that accounted for the tracked face (found or held).
+    private func searchedWhole(_ thumbnail: LumaThumbnail, at time: Double) {
+        lastFullScan = time
+        lastLook = time
+        lastFullPicture = BlockMeans(thumbnail)
     }
 
     private func forgetFullScan() {

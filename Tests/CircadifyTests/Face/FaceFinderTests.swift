@@ -169,7 +169,6 @@ import Testing
         let w = Float(luma.width), h = Float(luma.height)
         let brighter = LumaThumbnail(width: luma.width, height: luma.height, sequence: 0,
                                      pixels: luma.pixels.map { UInt8(min(255, (Float($0) * 1.3).rounded())) })
-        final class Blindfold { var on = false }
         let blindfold = Blindfold()
         let finder = FaceFinder(detector: detector, keep: { blindfold.on ? [] : $0 })
         var tracker = FaceTracker()
@@ -222,7 +221,6 @@ import Testing
         let w = Float(luma.width), h = Float(luma.height)
         let tracked = NormalizedRect(x: Float(large.x) / w, y: Float(large.y) / h,
                                      width: Float(large.width) / w, height: Float(large.height) / h)
-        final class Blindfold { var on = false }
         let blindfold = Blindfold()
         // Blindfolded, the detector misses the large face only.
         let finder = FaceFinder(detector: detector, keep: { found in
@@ -311,3 +309,6 @@ import Testing
     }
 }
 
+/// A switch a test's `keep` filter reads: on, the detector's hits are thrown away
+/// (all of them, or those of one face), as if the cascade had missed them.
+private final class Blindfold { var on = false }
