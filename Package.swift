@@ -129,12 +129,24 @@ let package = Package(
             path: "Tools/groundtruth/GroundTruthKit"
         ),
         // Accuracy benchmark: the whole pipeline on ground-truth videos (Tools/accuracy).
+        // AccuracyKit scores, counts, fits and plots; the CLI renders, caches and prints.
+        .target(
+            name: "AccuracyKit",
+            dependencies: ["Circadify", "GroundTruthKit"],
+            path: "Tools/accuracy/AccuracyKit"
+        ),
         .executableTarget(
             name: "circadify-accuracy",
             dependencies: [
-                "Circadify", "GroundTruthKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "AccuracyKit", "Circadify", "GroundTruthKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Tools/accuracy"
+            path: "Tools/accuracy/cli"
+        ),
+        .testTarget(
+            name: "AccuracyTests",
+            dependencies: ["AccuracyKit", "Circadify"],
+            path: "Tests/AccuracyTests"
         ),
         // Frame and file generators shared by the test targets.
         .target(

@@ -1,40 +1,39 @@
-import ArgumentParser
 import Circadify
 import Foundation
 import GroundTruthKit
 
 /// How the pipeline did on one clip against its truth.
-struct ClipScore: Codable {
-    var clip: String
-    var scenario: String
-    var pulsePresent: Bool
+package struct ClipScore: Codable {
+    package var clip: String
+    package var scenario: String
+    package var pulsePresent: Bool
     /// Why there is no estimate (the pipeline threw), if so.
-    var failure: String?
-    var heartRate: Double?
-    var truthHeartRate: Double?
-    var confidence: Double?
-    var respiratoryRate: Double?
-    var truthRespiratoryRate: Double?
-    var sdnn: Double?
-    var truthSDNN: Double?
-    var rmssd: Double?
-    var truthRMSSD: Double?
+    package var failure: String?
+    package var heartRate: Double?
+    package var truthHeartRate: Double?
+    package var confidence: Double?
+    package var respiratoryRate: Double?
+    package var truthRespiratoryRate: Double?
+    package var sdnn: Double?
+    package var truthSDNN: Double?
+    package var rmssd: Double?
+    package var truthRMSSD: Double?
     /// Sliding-window readings against the truth over the same window (bpm, bpm).
-    var windows: [[Double]]
-    var seconds: Double
+    package var windows: [[Double]]
+    package var seconds: Double
     /// Time the pipeline took from the last frame to the result (a fresh analyzer), seconds.
-    var analysisSeconds: Double?
+    package var analysisSeconds: Double?
     /// Diagnostics: SNR (dB), window consistency, mean skin coverage, breathing sources.
-    var snr: Double?
-    var consistency: Double?
-    var skinCoverage: Double?
-    var breathing: [String]?
+    package var snr: Double?
+    package var consistency: Double?
+    package var skinCoverage: Double?
+    package var breathing: [String]?
     /// The reliability signals behind the confidence (ConfidenceModel.featureNames), for fitting it.
-    var reliability: [Double]?
+    package var reliability: [Double]?
     /// Shorter scans cut from this clip's frames (`--cuts`), scored on the heart rate alone.
-    var cuts: [ClipScore]?
+    package var cuts: [ClipScore]?
 
-    var heartRateError: Double? {
+    package var heartRateError: Double? {
         guard let heartRate, let truthHeartRate else { return nil }
         return heartRate - truthHeartRate
     }
@@ -51,8 +50,8 @@ struct ClipScore: Codable {
 }
 
 /// Runs one clip through the pipeline and scores it.
-enum ClipEvaluator {
-    enum RegionSource: String, ExpressibleByArgument {
+package enum ClipEvaluator {
+    package enum RegionSource: String, Sendable {
         /// The face detector and tracker place the regions, as in a scan.
         case tracker
         /// The truth file's regions: the signal pipeline alone.
@@ -61,7 +60,7 @@ enum ClipEvaluator {
 
     /// Measures `video` (or reads its frames from `cache`, keeping them there when
     /// measured) and scores it.
-    static func score(video: URL?, truth: GroundTruthFile, name: String, regions source: RegionSource,
+    package static func score(video: URL?, truth: GroundTruthFile, name: String, regions source: RegionSource,
                       cache: URL? = nil, cuts: [Double] = []) async -> ClipScore {
         let started = Date()
         var score = ClipScore(clip: name, scenario: truth.scenario, pulsePresent: truth.pulsePresent,
@@ -83,7 +82,7 @@ enum ClipEvaluator {
                 frames = try await measure(video: video, truth: truth, source: source)
                 if let cached { try FrameCache.save(frames, to: cached) }
             } else {
-                throw ValidationError("\(name): no video and no cached frames")
+                throw AccuracyError("\(name): no video and no cached frames")
             }
             if !cuts.isEmpty { score.cuts = cutScores(frames, truth: truth, name: name, lengths: cuts) }
             let analysisStart = Date()
@@ -117,7 +116,7 @@ enum ClipEvaluator {
     /// the first frame on, back to back (a 30 s clip gives three 10 s scans). Each is scored on
     /// its heart rate against the truth's over the same stretch, and keeps its reliability
     /// signals, so the confidence can be fitted on scans of every length a user may ask for.
-    static func cutScores(_ frames: [SignalFrame], truth: GroundTruthFile, name: String, lengths: [Double]) -> [ClipScore] {
+    package static func cutScores(_ frames: [SignalFrame], truth: GroundTruthFile, name: String, lengths: [Double]) -> [ClipScore] {
         guard let first = frames.first?.time, let last = frames.last?.time else { return [] }
         let origin = truth.frameTimes?.first ?? 0
         var scores = [ClipScore]()

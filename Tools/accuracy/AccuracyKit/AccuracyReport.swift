@@ -2,10 +2,12 @@ import Circadify
 import Foundation
 
 /// The per-scenario table and the confidence check of DESIGN.md §7.
-struct AccuracyReport {
-    var scores: [ClipScore]
+package struct AccuracyReport {
+    package var scores: [ClipScore]
 
-    struct Row {
+    package init(scores: [ClipScore]) { self.scores = scores }
+
+    package struct Row {
         var scenario: String
         var clips: Int
         var failures: Int
@@ -15,13 +17,13 @@ struct AccuracyReport {
         var meanConfidence: Double?, maxConfidence: Double?
     }
 
-    var scenarios: [String] {
+    package var scenarios: [String] {
         var seen = [String]()
         for s in scores where !seen.contains(s.scenario) { seen.append(s.scenario) }
         return seen
     }
 
-    func row(_ scenario: String) -> Row {
+    package func row(_ scenario: String) -> Row {
         let clips = scores.filter { $0.scenario == scenario }
         let errors = clips.compactMap(\.heartRateError)
         let windows = clips.flatMap(\.windows)
@@ -41,7 +43,7 @@ struct AccuracyReport {
     }
 
     /// The markdown table printed and kept in the README.
-    func table() -> String {
+    package func table() -> String {
         func f(_ v: Double?, _ digits: Int = 2) -> String { v.map { String(format: "%.\(digits)f", $0) } ?? "–" }
         var lines = [
             "| scenario | clips | HR MAE | HR RMSE | windows ±5 bpm | r (windows) | RR MAE (n) | SDNN MAE ms (n) | confidence mean / max |",
@@ -58,36 +60,78 @@ struct AccuracyReport {
         return lines.joined(separator: "\n")
     }
 
-    /// How well confidence separates good estimates from bad ones.
-    func confidenceSummary() -> String {
+    /// How the confidence sorted the clips: what the bands promise, counted.
+    package struct ConfidenceCounts: Equatable {
+        /// Clips with a pulse, read or not.
+        package var pulseClips: Int
+        /// Pulse clips with no reading (the scan failed): not answered, in no error.
+        package var unread: Int
+        /// Pulse clips read at >= 0.7, and those of them off by more than 3 bpm.
+        package var reliable: Int, wrongButSure: Int
+        /// Pulse clips read at >= 0.4 (what a scan answers).
+        package var answered: Int
+        /// HR MAE over the answered and over the reliable clips (nil when there are none).
+        package var answeredMAE: Double?, reliableMAE: Double?
+        /// Pulse-free clips, those below 0.4, and the highest confidence among them.
+        package var pulseFree: Int, quietPulseFree: Int, pulseFreeMax: Double?
+        /// How often a right clip's (within ±3 bpm) confidence beats a wrong or pulse-free one's
+        /// (ties half); nil without both kinds.
+        package var rocArea: Double?
+    }
+
+    package var counts: ConfidenceCounts {
         // A pulse clip with no reading (the scan failed) is a clip not answered: it
         // counts in the share answered, not in the errors.
         let pulseClips = scores.filter(\.pulsePresent).count
         let withPulse = scores.filter { $0.pulsePresent && $0.heartRateError != nil }
-        let unread = pulseClips - withPulse.count
         let pulseFree = scores.filter { !$0.pulsePresent }
         let reliable = withPulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.reliable }
-        let wrongButSure = reliable.filter { abs($0.heartRateError ?? 0) > 3 }
+        let answered = withPulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.retry }
         let good = withPulse.filter { abs($0.heartRateError ?? .infinity) <= 3 }
         let bad = withPulse.filter { abs($0.heartRateError ?? 0) > 3 } + pulseFree
-        let auc = rocArea(positives: good.compactMap(\.confidence), negatives: bad.compactMap(\.confidence))
-        let quietFree = pulseFree.filter { ($0.confidence ?? 0) < ConfidenceModel.retry }.count
-        func mae(_ clips: [ClipScore]) -> String {
-            clips.isEmpty ? "–" : String(format: "%.2f", mean(clips.compactMap(\.heartRateError).map(abs)))
+        func mae(_ clips: [ClipScore]) -> Double? {
+            clips.isEmpty ? nil : mean(clips.compactMap(\.heartRateError).map(abs))
         }
-        let answered = withPulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.retry }
+        return ConfidenceCounts(
+            pulseClips: pulseClips, unread: pulseClips - withPulse.count,
+            reliable: reliable.count, wrongButSure: reliable.filter { abs($0.heartRateError ?? 0) > 3 }.count,
+            answered: answered.count, answeredMAE: mae(answered), reliableMAE: mae(reliable),
+            pulseFree: pulseFree.count,
+            quietPulseFree: pulseFree.filter { ($0.confidence ?? 0) < ConfidenceModel.retry }.count,
+            pulseFreeMax: pulseFree.compactMap(\.confidence).max(),
+            rocArea: rocArea(positives: good.compactMap(\.confidence), negatives: bad.compactMap(\.confidence)))
+    }
+
+    /// How well confidence separates good estimates from bad ones.
+    package func confidenceSummary() -> String {
+        let c = counts
+        func f(_ v: Double?, _ format: String = "%.2f") -> String { v.map { String(format: format, $0) } ?? "–" }
         return """
-            HR MAE over what a scan answers (confidence >= 0.4): \(mae(answered)) bpm over \(answered.count) of \
-            \(pulseClips)\(unread > 0 ? " (\(unread) with no reading)" : ""); over the reliable ones (>= 0.7): \
-            \(mae(reliable)) bpm over \(reliable.count)
-            confidence: \(reliable.count)/\(pulseClips) pulse clips at >= 0.7, of which \(wrongButSure.count) off by more than 3 bpm; \
-            \(quietFree)/\(pulseFree.count) pulse-free clips below 0.4 (max \(String(format: "%.2f", pulseFree.compactMap(\.confidence).max() ?? 0))); \
-            ROC area good (|error| <= 3 bpm) vs bad (worse, or no pulse): \(auc.map { String(format: "%.3f", $0) } ?? "–")
+            HR MAE over what a scan answers (confidence >= 0.4): \(f(c.answeredMAE)) bpm over \(c.answered) of \
+            \(c.pulseClips)\(c.unread > 0 ? " (\(c.unread) with no reading)" : ""); over the reliable ones (>= 0.7): \
+            \(f(c.reliableMAE)) bpm over \(c.reliable)
+            confidence: \(c.reliable)/\(c.pulseClips) pulse clips at >= 0.7, of which \(c.wrongButSure) off by more than 3 bpm; \
+            \(c.quietPulseFree)/\(c.pulseFree) pulse-free clips below 0.4 (max \(String(format: "%.2f", c.pulseFreeMax ?? 0))); \
+            ROC area good (|error| <= 3 bpm) vs bad (worse, or no pulse): \(f(c.rocArea, "%.3f"))
             """
     }
 
+    /// One line per scan length for scores cut from longer clips (`ClipEvaluator.cutScores`),
+    /// whose names end in "+LENGTH".
+    package func cutLengthSummary(_ lengths: [Double]) -> [String] {
+        lengths.map { length in
+            let these = scores.filter { $0.clip.hasSuffix(String(format: "+%.0f", length)) }
+            let free = these.filter { !$0.pulsePresent }.compactMap(\.confidence)
+            let pulse = these.filter { $0.pulsePresent && $0.truthHeartRate != nil }
+            let sure = pulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.reliable }
+            let wrong = sure.filter { abs($0.heartRateError ?? .infinity) > 3 }
+            return String(format: "  %.0f s: %d/%d pulse scans at >= 0.7 (%d off by > 3 bpm); pulse-free max %.2f over %d",
+                          length, sure.count, pulse.count, wrong.count, free.max() ?? 0, free.count)
+        }
+    }
+
     /// From the end of a 30 s scan to its result: the whole analysis, on this machine.
-    func timingSummary() -> String {
+    package func timingSummary() -> String {
         let times = scores.compactMap(\.analysisSeconds).sorted()
         guard !times.isEmpty else { return "analysis time: no clip analysed" }
         let median = times[times.count / 2], worst = times[times.count - 1]

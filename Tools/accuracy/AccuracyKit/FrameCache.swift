@@ -6,14 +6,14 @@ import Foundation
 /// and region source, beside a copy of its truth; a frame is
 /// [time, meanLuma, faceCenterY or -1, placement, then R, G, B, skinFraction per region]
 /// (files written before the placement was kept lack it; they load with placement 0).
-enum FrameCache {
-    static func framesURL(_ folder: URL, clip: String, source: ClipEvaluator.RegionSource) -> URL {
+package enum FrameCache {
+    package static func framesURL(_ folder: URL, clip: String, source: ClipEvaluator.RegionSource) -> URL {
         folder.appendingPathComponent("\(clip).\(source.rawValue).frames.json")
     }
 
-    static func truthURL(_ folder: URL, clip: String) -> URL { folder.appendingPathComponent("\(clip).json") }
+    package static func truthURL(_ folder: URL, clip: String) -> URL { folder.appendingPathComponent("\(clip).json") }
 
-    static func load(_ url: URL) throws -> [SignalFrame] {
+    package static func load(_ url: URL) throws -> [SignalFrame] {
         let rows = try JSONDecoder().decode([[Double]].self, from: Data(contentsOf: url))
         return try rows.map { row in
             guard row.count >= 3, (row.count - 3) % 4 == 0 || (row.count - 4) % 4 == 0 else {
@@ -28,7 +28,7 @@ enum FrameCache {
         }
     }
 
-    static func save(_ frames: [SignalFrame], to url: URL) throws {
+    package static func save(_ frames: [SignalFrame], to url: URL) throws {
         let rows = frames.map { f in
             [f.time, f.meanLuma, f.faceCenterY ?? -1, Double(f.placement)] + f.regions.flatMap { [$0.red, $0.green, $0.blue, $0.skinFraction] }
         }

@@ -4,7 +4,7 @@ import Foundation
 /// The two pictures of DESIGN.md §7's accuracy check, as plain SVG: a reliability
 /// diagram (what share of the clips at each confidence were within ±3 bpm) and a
 /// Bland-Altman plot of the heart rate against the truth.
-enum Plots {
+package enum Plots {
     private static let width = 560.0, height = 420.0, margin = 60.0
 
     private static func header(_ title: String) -> String {
@@ -40,7 +40,7 @@ enum Plots {
     /// (a pulse read within ±3 bpm); pulse-free clips count as not right. The dashed
     /// curve is what the confidence map promises (ConfidenceModel.probability(ofConfidence:)),
     /// the bands' edges are marked.
-    static func reliability(_ scores: [ClipScore]) -> String {
+    package static func reliability(_ scores: [ClipScore]) -> String {
         let x = { (c: Double) in margin + c * (width - 1.5 * margin) }
         let y = { (a: Double) in height - margin - a * (height - 1.5 * margin) }
         var s = header("Reliability: confidence vs share within ±3 bpm")
@@ -75,7 +75,7 @@ enum Plots {
     /// Bland-Altman: mean of reading and truth against their difference, for every pulse
     /// clip with a reading; colour by band (reliable, re-scan, retry). Bias and 95% limits
     /// of agreement over the reliable readings.
-    static func blandAltman(_ scores: [ClipScore]) -> String {
+    package static func blandAltman(_ scores: [ClipScore]) -> String {
         let points = scores.compactMap { s -> (mean: Double, diff: Double, c: Double)? in
             guard let hr = s.heartRate, let truth = s.truthHeartRate, s.pulsePresent else { return nil }
             return ((hr + truth) / 2, hr - truth, s.confidence ?? 0)

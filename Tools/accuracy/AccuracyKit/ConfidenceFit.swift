@@ -1,4 +1,3 @@
-import ArgumentParser
 import Circadify
 import Foundation
 
@@ -7,12 +6,12 @@ import Foundation
 /// (ConfidenceModel.featureNames), over the clips scored. A pulse-free clip counts as
 /// wrong whatever it reads. The features are standardized first, so the penalty treats
 /// them alike; the result is printed as the Swift literal ConfidenceModel keeps.
-struct ConfidenceFit {
-    var model: LogisticModel
-    var clips: Int, right: Int
-    var logLoss: Double
+package struct ConfidenceFit {
+    package var model: LogisticModel
+    package var clips: Int, right: Int
+    package var logLoss: Double
     /// The probabilities the bands' edges stand for (see `bandEdges`).
-    var reliableProbability: Double, retryProbability: Double
+    package var reliableProbability: Double, retryProbability: Double
 
     /// The share of answers at >= 0.7 that must be right on the tuning split: above the
     /// seed's 97%, a margin for what the tuning split has not shown.
@@ -30,7 +29,7 @@ struct ConfidenceFit {
     /// separable classes an unpenalized fit would run its weights off to infinity.
     static let ridge = 1.0
 
-    static func fit(_ scores: [ClipScore]) throws -> ConfidenceFit {
+    package static func fit(_ scores: [ClipScore]) throws -> ConfidenceFit {
         let rows = scores.compactMap { s -> (x: [Double], y: Double)? in
             guard let x = s.reliability else { return nil }
             let right = s.pulsePresent && abs(s.heartRateError ?? .infinity) <= 3
@@ -38,7 +37,7 @@ struct ConfidenceFit {
         }
         let d = ConfidenceModel.featureNames.count
         guard rows.count > d, rows.contains(where: { $0.y == 1 }), rows.contains(where: { $0.y == 0 }) else {
-            throw ValidationError("fitting needs more than \(d) analysed clips, right and wrong ones (have \(rows.count))")
+            throw AccuracyError("fitting needs more than \(d) analysed clips, right and wrong ones (have \(rows.count))")
         }
         var means = [Double](repeating: 0, count: d), scales = [Double](repeating: 1, count: d)
         for j in 0..<d {
@@ -76,7 +75,7 @@ struct ConfidenceFit {
     /// probability a pulse-free input exceeds once in `pulseFreeTail` if that is higher and
     /// fits below the reliable edge, and above every tuning pulse-free clip in any case (the
     /// reliable edge then at least halfway from it to certainty).
-    static func bandEdges(_ clips: [(p: Double, right: Bool)], pulseFree: [Double]) -> (reliable: Double, retry: Double) {
+    package static func bandEdges(_ clips: [(p: Double, right: Bool)], pulseFree: [Double]) -> (reliable: Double, retry: Double) {
         let sorted = clips.sorted { $0.p > $1.p }
         var reliable = 0.99, right = 0
         for (n, clip) in sorted.enumerated() {
@@ -158,7 +157,7 @@ struct ConfidenceFit {
         return x
     }
 
-    func swiftSource() -> String {
+    package func swiftSource() -> String {
         func list(_ v: [Double]) -> String { "[" + v.map { String(format: "%.5g", $0) }.joined(separator: ", ") + "]" }
         return """
                 // Confidence map fitted on \(clips) clips (\(right) within ±3 bpm), mean log-loss \(String(format: "%.3f", logLoss)).

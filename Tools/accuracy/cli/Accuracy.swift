@@ -1,3 +1,4 @@
+import AccuracyKit
 import ArgumentParser
 import Circadify
 import Foundation
@@ -94,15 +95,7 @@ struct Accuracy: AsyncParsableCommand {
             print()
             print("Shorter scans cut from these clips (\(cuts ?? "")):")
             print(AccuracyReport(scores: cutScores).confidenceSummary())
-            for length in cutLengths {
-                let these = cutScores.filter { $0.clip.hasSuffix(String(format: "+%.0f", length)) }
-                let free = these.filter { !$0.pulsePresent }.compactMap(\.confidence)
-                let pulse = these.filter { $0.pulsePresent && $0.truthHeartRate != nil }
-                let sure = pulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.reliable }
-                let wrong = sure.filter { abs($0.heartRateError ?? .infinity) > 3 }
-                print(String(format: "  %.0f s: %d/%d pulse scans at >= 0.7 (%d off by > 3 bpm); pulse-free max %.2f over %d",
-                             length, sure.count, pulse.count, wrong.count, free.max() ?? 0, free.count))
-            }
+            AccuracyReport(scores: cutScores).cutLengthSummary(cutLengths).forEach { print($0) }
         }
         print(String(format: "%d clips in %.0f s", scores.count, Date().timeIntervalSince(started)))
         if let plots {
@@ -206,3 +199,5 @@ struct Accuracy: AsyncParsableCommand {
         return score
     }
 }
+
+extension ClipEvaluator.RegionSource: ExpressibleByArgument {}
