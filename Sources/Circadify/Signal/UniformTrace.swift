@@ -41,6 +41,11 @@ package struct RegionColor: Sendable, Equatable {
     package init(red: Double, green: Double, blue: Double, skinFraction: Double) {
         self.red = red; self.green = green; self.blue = blue; self.skinFraction = skinFraction
     }
+
+    /// Whether this is a measurement: skin was seen, and every number is finite.
+    var measured: Bool {
+        skinFraction > 0 && skinFraction.isFinite && red.isFinite && green.isFinite && blue.isFinite
+    }
 }
 
 /// The frames resampled to a uniform rate from their timestamps. Cameras
@@ -48,9 +53,19 @@ package struct RegionColor: Sendable, Equatable {
 /// Short gaps (dropped frames, a region briefly without skin) are bridged by
 /// linear interpolation; samples inside longer gaps are interpolated too, so
 /// the arithmetic stays simple, but marked unreliable.
+///
+/// A timestamp is the one input that sizes the grid, so a bad one must not: a
+/// frame ahead of the next while the one before is not (a driver's glitch) is
+/// left out, and a gap longer than `longestGap` (a clock stepped, a bogus first
+/// timestamp) is shortened to it. Values that are not finite count as missing.
 package struct UniformTrace: Sendable {
+    /// Gaps longer than this are shortened to it, seconds: unreliable either way,
+    /// and a jump of days must not make a grid of days.
+    package static let longestGap = 5.0
+
     package let rate: Double
-    /// Time of sample 0 on the frames' clock.
+    /// Time of sample 0 on the frames' clock (later samples are on it too, up to the first
+    /// gap longer than `longestGap`).
     package let start: Double
     /// Per region, per sample: R, G, B.
     package var colors: [[SIMD3<Double>]]
@@ -75,9 +90,7 @@ package struct UniformTrace: Sendable {
     /// A gap up to `maxBridge` seconds is bridged; longer ones are marked unreliable.
     package init(frames: [SignalFrame], rate: Double, maxBridge: Double = 0.5) {
         self.rate = rate
-        var kept = [SignalFrame]()
-        kept.reserveCapacity(frames.count)
-        for f in frames where kept.last.map({ f.time > $0.time }) ?? true { kept.append(f) }
+        let kept = Self.timeline(frames)
         frameCount = kept.count
         let origin = kept.first?.time ?? 0
         start = origin
@@ -85,7 +98,7 @@ package struct UniformTrace: Sendable {
         let n = kept.count < 2 ? kept.count : Int(((kept[kept.count - 1].time - origin) * rate).rounded(.down)) + 1
         let times = (0..<n).map { origin + Double($0) / rate }
 
-        luma = Self.interpolate(kept.map { ($0.time, $0.meanLuma) }, at: times)
+        luma = Self.interpolate(kept.filter { $0.meanLuma.isFinite }.map { ($0.time, $0.meanLuma) }, at: times)
         var gapMask = Self.gaps(in: kept.map(\.time), at: times, longerThan: maxBridge)
         // A dropped frame is a gap well beyond the source's own frame interval (a 15 fps
         // camera resampled to 30 Hz drops nothing).
@@ -96,21 +109,47 @@ package struct UniformTrace: Sendable {
         skin = []
         for r in 0..<regionCount {
             // A frame whose region had no skin pixels has no colour: it is a gap for that region.
-            let valid = kept.filter { $0.regions[r].skinFraction > 0 }
+            let valid = kept.filter { $0.regions[r].measured }
             let rgb = valid.map { ($0.time, SIMD3($0.regions[r].red, $0.regions[r].green, $0.regions[r].blue)) }
             colors.append(Self.interpolate(rgb, at: times))
-            skin.append(Self.interpolate(kept.map { ($0.time, $0.regions[r].skinFraction) }, at: times))
+            skin.append(Self.interpolate(kept.map { ($0.time, $0.regions[r].measured ? $0.regions[r].skinFraction : 0) },
+                                         at: times))
             let regionGaps = Self.gaps(in: valid.map(\.time), at: times, longerThan: maxBridge)
             for i in 0..<n where regionGaps[i] { gapMask[i] = true }
             bridged = max(bridged, Self.gaps(in: valid.map(\.time), at: times, longerThan: dropGap)
                 .filter { $0 }.count)
         }
         if kept.allSatisfy({ $0.faceCenterY != nil }), !kept.isEmpty {
-            faceCenterY = Self.interpolate(kept.map { ($0.time, $0.faceCenterY ?? 0) }, at: times)
+            let placed = kept.compactMap { f in f.faceCenterY.flatMap { $0.isFinite ? (f.time, $0) : nil } }
+            if !placed.isEmpty { faceCenterY = Self.interpolate(placed, at: times) }
         }
         unreliable = gapMask
         bridgedCount = bridged
         placementChanged = Self.placementChanges(kept, at: times, rate: rate)
+    }
+
+    /// The frames to resample, in time order, on a clock whose long gaps are shortened.
+    /// A frame with no finite time is left out; so is one ahead of the next frame while
+    /// the one kept before is behind it (a single bad timestamp: keeping it would drop
+    /// every frame after it as out of order); later frames at or behind the last one
+    /// kept are skipped. A gap over `longestGap` moves every later frame back by the excess.
+    private static func timeline(_ frames: [SignalFrame]) -> [SignalFrame] {
+        let timed = frames.filter { $0.time.isFinite }
+        var kept = [SignalFrame]()
+        kept.reserveCapacity(timed.count)
+        var shift = 0.0, lastTime = -Double.infinity
+        for (k, frame) in timed.enumerated() {
+            if k + 1 < timed.count, frame.time >= timed[k + 1].time, lastTime < timed[k + 1].time { continue }
+            guard frame.time > lastTime else { continue }
+            if let last = kept.last?.time, frame.time - shift - last > longestGap {
+                shift = frame.time - last - longestGap
+            }
+            lastTime = frame.time
+            var moved = frame
+            moved.time -= shift
+            kept.append(moved)
+        }
+        return kept
     }
 
     /// Marks sample i when the stretch from sample i-1 to i overlaps the time between the
