@@ -138,8 +138,7 @@ let package = Package(
         .executableTarget(
             name: "circadify-accuracy",
             dependencies: [
-                "AccuracyKit", "Circadify", "GroundTruthKit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "AccuracyKit", "GroundTruthKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/accuracy/cli"
         ),

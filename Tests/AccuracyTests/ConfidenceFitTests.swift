@@ -28,8 +28,8 @@ struct ConfidenceFitTests {
         }
         for i in 0..<6 { scores.append(scored(100 + i, snr: -4 + Double(i) / 2, motion: 0.004, right: false, pulse: false)) }
         let fit = try ConfidenceFit.fit(scores)
-        let snr = ConfidenceModel.featureNames.firstIndex(of: "snr")!
-        let motion = ConfidenceModel.featureNames.firstIndex(of: "motion")!
+        let snr = try #require(ConfidenceModel.featureNames.firstIndex(of: "snr"))
+        let motion = try #require(ConfidenceModel.featureNames.firstIndex(of: "motion"))
         #expect(fit.model.weights[snr] > 0)
         #expect(fit.model.weights[motion] == 0)
         #expect(fit.clips == 86)

@@ -52,6 +52,8 @@ struct FrameCacheTests {
         try Data("[[0.5, 100, 0.4, 0, 120, 90]]".utf8).write(to: url)
         #expect(throws: (any Error).self) { try FrameCache.load(url) }
         try Data("[[0.5, 100]]".utf8).write(to: url)
-        #expect(throws: (any Error).self) { try FrameCache.load(url) }
+        #expect(throws: AccuracyError.self) { try FrameCache.load(url) }
+        try Data("[[0.5, 100, 0.4, 1e300, 120, 90, 70, 0.9]]".utf8).write(to: url)
+        #expect(throws: AccuracyError.self) { try FrameCache.load(url) }
     }
 }

@@ -124,7 +124,7 @@ if [ "$MODE" = live ]; then
         file="$(clip_path "$name")"
         for run in $(seq 1 "$RUNS"); do
             # From the page cache, as a camera's frames come from its buffers: read back
-            # from disk, the Y4M clip (414 MB read) cost the scan twice the CPU: 3.2% of a core, 1.45% warm.
+            # from disk, the Y4M clip (414 MB read) cost the scan about twice the CPU (README).
             warm "$file"
             /usr/bin/time -f '%U %S %e' -o "$OUT/live.time" taskset -c "$CPU" \
                 "$BIN/circadify" scan --input "$file" --fps "$FPS" --duration "$SECONDS_MEASURED" --realtime --json \

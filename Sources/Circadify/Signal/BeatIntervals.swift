@@ -24,7 +24,9 @@ package struct BeatIntervals: Sendable, Equatable {
     package init(wave: [Double], rate: Double, heartRate: Double) {
         let upsampled = Self.upsample(wave, factor: Self.upsampledRate / rate)
         let period = 60 / heartRate
-        beats = Self.peaks(upsampled, rate: Self.upsampledRate, minimumSpacing: 0.6 * period)
+        // A rate that is not a number (a wave of NaNs) spaces no beats: none, not a trap.
+        beats = period.isFinite && period > 0 && wave.allSatisfy(\.isFinite)
+            ? Self.peaks(upsampled, rate: Self.upsampledRate, minimumSpacing: 0.6 * period) : []
         let raw = zip(beats.dropFirst(), beats).map { $0 - $1 }
         // An interval far from its neighbours' median is a missed or an extra beat.
         var accepted = [Bool](repeating: false, count: raw.count)

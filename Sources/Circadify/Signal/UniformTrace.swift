@@ -56,8 +56,10 @@ package struct RegionColor: Sendable, Equatable {
 ///
 /// A timestamp is the one input that sizes the grid, so a bad one must not: a
 /// frame ahead of the next while the one before is not (a driver's glitch) is
-/// left out, and a gap longer than `longestGap` (a clock stepped, a bogus first
-/// timestamp) is shortened to it. Values that are not finite count as missing.
+/// left out, so is a first or last frame more than `longestGap` from the rest (a
+/// bogus first timestamp), and a longer gap inside (a clock stepped forward) is
+/// shortened to `longestGap`. A clock stepped back still loses the frames behind
+/// the last one kept. Values that are not finite count as missing.
 package struct UniformTrace: Sendable {
     /// Gaps longer than this are shortened to it, seconds: unreliable either way,
     /// and a jump of days must not make a grid of days.
@@ -132,24 +134,29 @@ package struct UniformTrace: Sendable {
     /// A frame with no finite time is left out; so is one ahead of the next frame while
     /// the one kept before is behind it (a single bad timestamp: keeping it would drop
     /// every frame after it as out of order); later frames at or behind the last one
-    /// kept are skipped. A gap over `longestGap` moves every later frame back by the excess.
+    /// kept are skipped (of equal times, the first is kept). A first or last frame more
+    /// than `longestGap` from its neighbour carries no pulse and is left out; a gap over
+    /// `longestGap` inside moves every later frame back by the excess.
     private static func timeline(_ frames: [SignalFrame]) -> [SignalFrame] {
         let timed = frames.filter { $0.time.isFinite }
-        var kept = [SignalFrame]()
-        kept.reserveCapacity(timed.count)
-        var shift = 0.0, lastTime = -Double.infinity
+        var ordered = [SignalFrame]()
+        ordered.reserveCapacity(timed.count)
         for (k, frame) in timed.enumerated() {
-            if k + 1 < timed.count, frame.time >= timed[k + 1].time, lastTime < timed[k + 1].time { continue }
-            guard frame.time > lastTime else { continue }
-            if let last = kept.last?.time, frame.time - shift - last > longestGap {
-                shift = frame.time - last - longestGap
-            }
-            lastTime = frame.time
-            var moved = frame
-            moved.time -= shift
-            kept.append(moved)
+            let lastTime = ordered.last?.time ?? -.infinity
+            if k + 1 < timed.count, frame.time > timed[k + 1].time, lastTime < timed[k + 1].time { continue }
+            if frame.time > lastTime { ordered.append(frame) }
         }
-        return kept
+        if ordered.count > 1, ordered[1].time - ordered[0].time > longestGap { ordered.removeFirst() }
+        if ordered.count > 1, ordered[ordered.count - 1].time - ordered[ordered.count - 2].time > longestGap {
+            ordered.removeLast()
+        }
+        var shift = 0.0
+        for k in ordered.indices.dropFirst() {
+            let gap = ordered[k].time - shift - ordered[k - 1].time
+            if gap > longestGap { shift += gap - longestGap }
+            ordered[k].time -= shift
+        }
+        return ordered
     }
 
     /// Marks sample i when the stretch from sample i-1 to i overlaps the time between the

@@ -16,18 +16,25 @@ struct UniformTraceTests {
 
     @Test func aSingleTimestampFarAheadIsLeftOut() throws {
         var frames = clean
-        frames[200].time += 1e6
+        // 1000 s: before the fix this made a 30,000-sample grid (10^6 s ran for over 25 minutes).
+        frames[200].time += 1000
         let trace = UniformTrace(frames: frames, rate: 30)
         let reference = UniformTrace(frames: clean, rate: 30)
         #expect(trace.count == reference.count)
         #expect(trace.frameCount == clean.count - 1)
         #expect(!trace.unreliable.contains(true))
         try readsItsPulse(frames)
-        // The same glitch on the first frame.
+        // The same glitch on the first frame, and on the last.
         frames = clean
         frames[0].time = 4e9
         #expect(UniformTrace(frames: frames, rate: 30).frameCount == clean.count - 1)
         try readsItsPulse(frames)
+        frames = clean
+        frames[frames.count - 1].time += 1000
+        let lastAhead = UniformTrace(frames: frames, rate: 30)
+        #expect(lastAhead.frameCount == clean.count - 1)
+        #expect(lastAhead.count == reference.count - 1)
+        #expect(!lastAhead.unreliable.contains(true))
     }
 
     @Test func aClockThatStepsForwardMakesAGapNotAGridOfTheJump() throws {
@@ -43,17 +50,19 @@ struct UniformTraceTests {
         try readsItsPulse(frames)
     }
 
-    @Test func aBogusFirstTimestampIsAGapBeforeTheFilm() throws {
+    @Test func aBogusFirstTimestampIsLeftOut() throws {
         var frames = clean
         frames[0].time = 0 // the others start at 100 s: a driver's zero on its first buffer
         let trace = UniformTrace(frames: frames, rate: 30)
-        #expect(trace.count <= UniformTrace(frames: clean, rate: 30).count + Int(UniformTrace.longestGap * 30) + 1)
+        #expect(trace.frameCount == clean.count - 1)
+        #expect(trace.count == UniformTrace(frames: clean, rate: 30).count - 1)
+        #expect(!trace.unreliable.contains(true))
         try readsItsPulse(frames)
     }
 
     @Test func valuesThatAreNotFiniteAreMissingNotNaN() throws {
         var frames = clean
-        frames[100].time = .nan
+        frames[0].time = .nan
         frames[150].regions[0].green = .nan
         frames[151].regions[1].red = .infinity
         frames[152].regions[2].skinFraction = .nan
@@ -75,5 +84,14 @@ struct UniformTraceTests {
         let trace = UniformTrace(frames: frames, rate: 30)
         #expect(trace.frameCount == clean.count - 1)
         #expect(trace.count == UniformTrace(frames: clean, rate: 30).count)
+    }
+
+    @Test func ofTwoFramesAtOneTimeTheFirstIsKept() {
+        var frames = clean
+        frames[21].time = frames[20].time
+        frames[21].regions[0].green = 10 // far from the skin's 130: it would show if kept
+        let trace = UniformTrace(frames: frames, rate: 30)
+        #expect(trace.frameCount == clean.count - 1)
+        #expect(trace.colors[0].allSatisfy { $0.y > 100 })
     }
 }

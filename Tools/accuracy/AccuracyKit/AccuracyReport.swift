@@ -8,13 +8,13 @@ package struct AccuracyReport {
     package init(scores: [ClipScore]) { self.scores = scores }
 
     package struct Row {
-        var scenario: String
-        var clips: Int
-        var failures: Int
-        var hrMAE: Double?, hrRMSE: Double?, windowsWithin5: Double?, pearson: Double?
-        var rrMAE: Double?, rrCount: Int
-        var sdnnMAE: Double?, sdnnCount: Int
-        var meanConfidence: Double?, maxConfidence: Double?
+        package var scenario: String
+        package var clips: Int
+        package var failures: Int
+        package var hrMAE: Double?, hrRMSE: Double?, windowsWithin5: Double?, pearson: Double?
+        package var rrMAE: Double?, rrCount: Int
+        package var sdnnMAE: Double?, sdnnCount: Int
+        package var meanConfidence: Double?, maxConfidence: Double?
     }
 
     package var scenarios: [String] {
@@ -61,7 +61,7 @@ package struct AccuracyReport {
     }
 
     /// How the confidence sorted the clips: what the bands promise, counted.
-    package struct ConfidenceCounts: Equatable {
+    package struct ConfidenceCounts {
         /// Clips with a pulse, read or not.
         package var pulseClips: Int
         /// Pulse clips with no reading (the scan failed): not answered, in no error.

@@ -61,7 +61,7 @@ package enum ClipEvaluator {
     /// Measures `video` (or reads its frames from `cache`, keeping them there when
     /// measured) and scores it.
     package static func score(video: URL?, truth: GroundTruthFile, name: String, regions source: RegionSource,
-                      cache: URL? = nil, cuts: [Double] = []) async -> ClipScore {
+                              cache: URL? = nil, cuts: [Double] = []) async -> ClipScore {
         let started = Date()
         var score = ClipScore(clip: name, scenario: truth.scenario, pulsePresent: truth.pulsePresent,
                               truthHeartRate: truth.meanHeartRate, truthRespiratoryRate: truth.respiratoryRate,
@@ -96,7 +96,8 @@ package enum ClipEvaluator {
                 String(format: "%@ %.1f q%.2f", $0.source.rawValue, $0.breathsPerMinute, $0.quality)
             }
             let window = VitalsAnalyzer.Configuration().window
-            // Track times count from the first frame; truth times from the clip's start.
+            // Track times count from the first frame; truth times from the clip's start. (A
+            // trace drops a lone first frame and shortens gaps over 5 s, which these clips lack.)
             let offset = frames.first.map { $0.time } ?? 0
             let origin = truth.frameTimes?.first ?? 0
             for reading in estimate.heartRateTrack {

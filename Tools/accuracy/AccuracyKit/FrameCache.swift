@@ -17,14 +17,18 @@ package enum FrameCache {
         let rows = try JSONDecoder().decode([[Double]].self, from: Data(contentsOf: url))
         return try rows.map { row in
             guard row.count >= 3, (row.count - 3) % 4 == 0 || (row.count - 4) % 4 == 0 else {
-                throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: url.path])
+                throw AccuracyError("\(url.path): a frame of \(row.count) numbers (3 or 4, then 4 per region)")
             }
             let first = (row.count - 3) % 4 == 0 ? 3 : 4
+            // The placement is a count: a cache that says otherwise is not one this tool wrote.
+            if first == 4, !(row[3] >= 0 && row[3] <= Double(UInt32.max)) {
+                throw AccuracyError("\(url.path): a frame's placement is \(row[3])")
+            }
             let regions = stride(from: first, to: row.count, by: 4).map {
                 RegionColor(red: row[$0], green: row[$0 + 1], blue: row[$0 + 2], skinFraction: row[$0 + 3])
             }
             return SignalFrame(time: row[0], regions: regions, faceCenterY: row[2] < 0 ? nil : row[2], meanLuma: row[1],
-                               placement: first == 4 ? UInt32(max(0, row[3])) : 0)
+                               placement: first == 4 ? UInt32(row[3]) : 0)
         }
     }
 

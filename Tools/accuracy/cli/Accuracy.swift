@@ -1,6 +1,5 @@
 import AccuracyKit
 import ArgumentParser
-import Circadify
 import Foundation
 import GroundTruthKit
 
@@ -94,8 +93,9 @@ struct Accuracy: AsyncParsableCommand {
         if !cutScores.isEmpty {
             print()
             print("Shorter scans cut from these clips (\(cuts ?? "")):")
-            print(AccuracyReport(scores: cutScores).confidenceSummary())
-            AccuracyReport(scores: cutScores).cutLengthSummary(cutLengths).forEach { print($0) }
+            let cutReport = AccuracyReport(scores: cutScores)
+            print(cutReport.confidenceSummary())
+            cutReport.cutLengthSummary(cutLengths).forEach { print($0) }
         }
         print(String(format: "%d clips in %.0f s", scores.count, Date().timeIntervalSince(started)))
         if let plots {
