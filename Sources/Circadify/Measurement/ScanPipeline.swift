@@ -72,6 +72,18 @@ package final class ScanPipeline {
         return Array(frames.drop { $0.time < from })
     }
 
+    /// Adds `frame` in time order. Frames stamped after it were stamped ahead of their
+    /// time (a driver's glitch: one frame far in the future; or a clock stepped back) and
+    /// go; a frame at the time of the last one is a repeat and is not added. `forget` and
+    /// the live readout go by the oldest and newest times: one frame a day ahead, kept,
+    /// stopped `forget` for that day, and every live reading analysed all frames since.
+    package static func append(_ frame: SignalFrame, to frames: inout [SignalFrame]) {
+        guard frame.time.isFinite else { return }
+        while let last = frames.last, last.time > frame.time { frames.removeLast() }
+        if let last = frames.last, last.time == frame.time { return }
+        frames.append(frame)
+    }
+
     /// Drops frames older than `time` (seconds), to bound memory while no
     /// measurement runs; the skin model needs only the last second.
     package func forget(before time: Double) {
@@ -87,7 +99,7 @@ package final class ScanPipeline {
         quality.add(sample)
         if !sample.flags.contains(.noRegions), sample.regions.count == 3,
            faceGenerations.contains(sample.regionGeneration) {
-            frames.append(SignalFrame(sample, faceCenterY: faceCentreY))
+            Self.append(SignalFrame(sample, faceCenterY: faceCentreY), to: &frames)
         }
         guard let moved = glide.advance(towards: tracker.track?.box, at: time) else { return nil }
         layout = moved.map(FaceLayout.init(face:))
