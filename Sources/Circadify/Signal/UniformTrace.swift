@@ -66,8 +66,8 @@ package struct UniformTrace: Sendable {
     package static let longestGap = 5.0
 
     package let rate: Double
-    /// Time of sample 0 on the frames' clock (later samples are on it too, up to the first
-    /// gap longer than `longestGap`).
+    /// Time of sample 0 on the frames' clock. Later samples are on it too, up to the first
+    /// gap longer than `longestGap`; a lone first frame left out moves sample 0 to the next.
     package let start: Double
     /// Per region, per sample: R, G, B.
     package var colors: [[SIMD3<Double>]]
