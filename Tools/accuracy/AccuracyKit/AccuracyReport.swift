@@ -87,14 +87,14 @@ package struct AccuracyReport {
         let pulseFree = scores.filter { !$0.pulsePresent }
         let reliable = withPulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.reliable }
         let answered = withPulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.retry }
-        let good = withPulse.filter { abs($0.heartRateError ?? .infinity) <= 3 }
-        let bad = withPulse.filter { abs($0.heartRateError ?? 0) > 3 } + pulseFree
+        let good = withPulse.filter(\.readRight)
+        let bad = withPulse.filter { !$0.readRight } + pulseFree
         func mae(_ clips: [ClipScore]) -> Double? {
             clips.isEmpty ? nil : mean(clips.compactMap(\.heartRateError).map(abs))
         }
         return ConfidenceCounts(
             pulseClips: pulseClips, unread: pulseClips - withPulse.count,
-            reliable: reliable.count, wrongButSure: reliable.filter { abs($0.heartRateError ?? 0) > 3 }.count,
+            reliable: reliable.count, wrongButSure: reliable.filter { !$0.readRight }.count,
             answered: answered.count, answeredMAE: mae(answered), reliableMAE: mae(reliable),
             pulseFree: pulseFree.count,
             quietPulseFree: pulseFree.filter { ($0.confidence ?? 0) < ConfidenceModel.retry }.count,
@@ -124,7 +124,7 @@ package struct AccuracyReport {
             let free = these.filter { !$0.pulsePresent }.compactMap(\.confidence)
             let pulse = these.filter { $0.pulsePresent && $0.truthHeartRate != nil }
             let sure = pulse.filter { ($0.confidence ?? 0) >= ConfidenceModel.reliable }
-            let wrong = sure.filter { abs($0.heartRateError ?? .infinity) > 3 }
+            let wrong = sure.filter { !$0.readRight }
             return String(format: "  %.0f s: %d/%d pulse scans at >= 0.7 (%d off by > 3 bpm); pulse-free max %.2f over %d",
                           length, sure.count, pulse.count, wrong.count, free.max() ?? 0, free.count)
         }

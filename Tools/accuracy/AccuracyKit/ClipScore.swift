@@ -38,6 +38,10 @@ package struct ClipScore: Codable {
         return heartRate - truthHeartRate
     }
 
+    /// What the confidence bands promise: a pulse read within ±3 bpm of the truth. A clip with
+    /// no pulse, or with no reading, is never right.
+    package var readRight: Bool { pulsePresent && abs(heartRateError ?? .infinity) <= 3 }
+
     /// The estimate's pulse and the evidence its confidence was read from.
     mutating func takePulse(of estimate: VitalsEstimate) {
         heartRate = estimate.heartRate

@@ -32,8 +32,7 @@ package struct ConfidenceFit {
     package static func fit(_ scores: [ClipScore]) throws -> ConfidenceFit {
         let rows = scores.compactMap { s -> (x: [Double], y: Double)? in
             guard let x = s.reliability else { return nil }
-            let right = s.pulsePresent && abs(s.heartRateError ?? .infinity) <= 3
-            return (x, right ? 1 : 0)
+            return (x, s.readRight ? 1 : 0)
         }
         let d = ConfidenceModel.featureNames.count
         guard rows.count > d, rows.contains(where: { $0.y == 1 }), rows.contains(where: { $0.y == 0 }) else {

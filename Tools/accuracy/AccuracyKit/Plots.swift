@@ -61,7 +61,7 @@ package enum Plots {
             let lo = Double(bin) / 10, hi = lo + 0.1
             let inBin = scored.filter { ($0.confidence ?? 0) >= lo && (($0.confidence ?? 0) < hi || (bin == 9 && ($0.confidence ?? 0) <= 1)) }
             guard !inBin.isEmpty else { continue }
-            let right = inBin.filter { $0.pulsePresent && abs($0.heartRateError ?? .infinity) <= 3 }.count
+            let right = inBin.filter(\.readRight).count
             let share = Double(right) / Double(inBin.count)
             let cx = x(lo + 0.05), cy = y(share), r = 3 + 2 * Double(inBin.count).squareRoot()
             s += "<circle cx=\"\(f(cx))\" cy=\"\(f(cy))\" r=\"\(f(r))\" fill=\"#36c\" fill-opacity=\"0.5\" stroke=\"#136\"/>"
