@@ -116,6 +116,8 @@ package actor ScanSession {
     /// A replay's first frame time: its frames are timed from 0, so a replay
     /// gives the same numbers every time whatever the clock reads.
     private var replayOrigin: Int64?
+    /// The frames' time, a lone frame's leap far ahead or behind not believed (`SessionClock`).
+    private var clock = SessionClock()
     /// The first frame's time: live readings are timed from it.
     private var streamStart: Double?
     private var frameAspect = 4.0 / 3.0
@@ -530,16 +532,20 @@ package actor ScanSession {
         var sample = raw
         if let timestamps {
             let index = Int(sample.sequence)
-            if index < timestamps.count { sample.timestampNanoseconds = Int64((timestamps[index] * 1e9).rounded()) }
+            if index < timestamps.count {
+                // A time that is not a number (or beyond ±292 years) places the frame nowhere.
+                guard let nanoseconds = Int64(exactly: (timestamps[index] * 1e9).rounded()) else { return }
+                sample.timestampNanoseconds = nanoseconds
+            }
         } else if input.isFile {
             let origin = replayOrigin ?? sample.timestampNanoseconds
             replayOrigin = origin
             sample.timestampNanoseconds -= origin
         }
-        let time = Double(sample.timestampNanoseconds) / 1e9
+        let time = clock.advance(to: Double(sample.timestampNanoseconds) / 1e9)
         lastTime = time
         if streamStart == nil { streamStart = time }
-        if let regions = pipeline.consume(sample) { await publish(regions) }
+        if !clock.holdsLeap, let regions = pipeline.consume(sample) { await publish(regions) }
         // Faces are looked for whenever the camera runs: the quality warnings
         // need them while framing too, and a call costs a few milliseconds.
         // About ten a second whatever the camera's rate (a thumbnail every 3rd
