@@ -116,7 +116,7 @@ package actor ScanSession {
     /// A replay's first frame time: its frames are timed from 0, so a replay
     /// gives the same numbers every time whatever the clock reads.
     private var replayOrigin: Int64?
-    /// The frames' time, a lone frame's leap far ahead or behind not believed (`SessionClock`).
+    /// The frames' time, a lone frame's leap ahead or behind not believed (`SessionClock`).
     private var clock = SessionClock()
     /// The first frame's time: live readings are timed from it.
     private var streamStart: Double?
@@ -230,6 +230,7 @@ package actor ScanSession {
             frameStep = 1 / format.framesPerSecond
             frameIntervalNanoseconds = Int64((1e9 / format.framesPerSecond).rounded())
         }
+        clock = SessionClock(frameInterval: frameStep)
         decodes = format.fourcc == "MJPG"
         if case .device = input {
             watchdog = Self.watch(opened, timeout: limits.frameTimeout) { [weak self] in await self?.frameTimeout() }

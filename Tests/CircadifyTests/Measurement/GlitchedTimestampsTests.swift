@@ -3,7 +3,8 @@ import Testing
 
 /// A replay whose frame times carry a driver's glitches is measured as if they were not
 /// there: a lone frame stamped far ahead or behind neither ends the measurement early
-/// nor throws its frames away, and a time that is not a number is no crash.
+/// nor throws its frames away, a time that is not a number is no crash, and a real
+/// stall is still followed.
 @Suite struct GlitchedTimestampsTests {
     private static let clip = Task { try await ReplayClip.render("still", seconds: 12, heartRate: 72) }
 
@@ -24,6 +25,11 @@ import Testing
 
     private static let steady = (0..<360).map { Double($0) / 30 }
 
+    /// `times` less those of `frames` (a frame's time is whole nanoseconds).
+    private func dropping(_ frames: Range<Int>, from times: [Double]) -> [Double] {
+        times.filter { t in !frames.contains { abs(Self.steady[$0] - t) < 1e-6 } }
+    }
+
     @Test func aLoneGlitchIsMeasuredAsIfItWereNotThere() async throws {
         let clean = try await measured(Self.steady)
         #expect(clean.count >= 175, "a clean 6 s measurement: \(clean.count) frames")
@@ -32,18 +38,33 @@ import Testing
             times[90] = glitch
             let frames = try await measured(times)
             #expect(frames.count == clean.count - 1, "a frame at \(glitch) s: \(frames.count) frames")
-            #expect(frames.map(\.time) == clean.map(\.time).filter { $0 != Self.steady[90] },
+            #expect(frames.map(\.time) == dropping(90..<91, from: clean.map(\.time)),
                     "only the glitched frame is missing")
         }
     }
 
     @Test func aTimeThatIsNotANumberLeavesItsFrameOut() async throws {
+        let clean = try await measured(Self.steady)
         var times = Self.steady
         times[60] = .nan
         times[61] = .infinity
         times[62] = 1e300
         let frames = try await measured(times)
-        #expect(frames.count >= 172, "\(frames.count) frames")
-        #expect(!frames.contains { !$0.time.isFinite || $0.time > 20 })
+        #expect(frames.map(\.time) == dropping(60..<63, from: clean.map(\.time)))
+    }
+
+    @Test func aRealStallIsFollowedLosingOneFrame() async throws {
+        // The camera stops for 3 s after frame 89 and goes on from there.
+        let times = Self.steady.enumerated().map { $0.offset < 90 ? $0.element : $0.element + 3 }
+        let frames = try await measured(times)
+        let clean = try await measured(Self.steady)
+        // The measurement began where the clean one did, lost the frame at the leap, and
+        // went on in the frames after the stall until 6 s after its first frame.
+        let before = clean.map(\.time).filter { $0 < Self.steady[90] }
+        let after = Array(frames.map(\.time).dropFirst(before.count))
+        #expect(Array(frames.map(\.time).prefix(before.count)) == before)
+        #expect(!after.isEmpty && after.enumerated().allSatisfy { abs($0.element - times[91 + $0.offset]) < 1e-6 },
+                "from the frame after the leap on: \(after)")
+        #expect((after.last ?? 0) - (before.first ?? 0) >= 6 - 1.0 / 60, "a whole 6 s measurement")
     }
 }

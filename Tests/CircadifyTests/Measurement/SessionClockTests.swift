@@ -4,15 +4,15 @@ import Testing
 /// A session's time follows its frames, but a lone frame leaping far ahead or behind is a
 /// glitch, believed only once the frame after it goes on from it.
 struct SessionClockTests {
-    private func clocked(_ times: [Double]) -> [Double] {
-        var clock = SessionClock()
+    private func clocked(_ times: [Double], frameInterval: Double = 1.0 / 30) -> [Double] {
+        var clock = SessionClock(frameInterval: frameInterval)
         return times.map { clock.advance(to: $0) }
     }
 
     @Test func framesInStepAreFollowed() {
         let times = (0..<90).map { 100 + Double($0) / 30 }
         #expect(clocked(times) == times)
-        #expect(clocked([5, 4.5, 5.2]) == [5, 4.5, 5.2], "a step back under the limit is followed")
+        #expect(clocked([5, 5.9, 6.1]) == [5, 5.9, 6.1], "steps ahead under a second are followed")
     }
 
     @Test func aLoneFrameFarAheadOrBehindLeavesTheTimeWhereItWas() {
@@ -46,7 +46,22 @@ struct SessionClockTests {
         #expect(clocked(times) == expected)
     }
 
-    @Test func aBogusFirstTimeGivesWayToTheFramesAfterIt() {
+    @Test func framesOverASecondApartKeepTheClockGoing() {
+        // Each leap is confirmed by the frame after it, which is held in turn: every
+        // other frame of such a stream is lost, but its time goes on.
+        let times = (0..<10).map { 1.5 * Double($0) }
+        #expect(clocked(times) == [0, 0, 3, 3, 6, 6, 9, 9, 12, 12])
+        // A stream that says it runs that slowly is followed frame by frame.
+        #expect(clocked(times, frameInterval: 1.5) == times)
+        #expect(clocked([0, 7, 7.5], frameInterval: 1.5) == [0, 0, 7.5], "four of its intervals are still a leap")
+    }
+
+    @Test func aSmallStepBackIsFollowedALargerOneHeld() {
+        #expect(clocked([10, 10.1, 9.9, 10]) == [10, 10.1, 9.9, 10], "0.2 s back: followed")
+        #expect(clocked([10, 10.1, 9.7, 10.2]) == [10, 10.1, 10.1, 10.2], "0.4 s back, then on: a glitch")
+    }
+
+    @Test func theClockGetsPastABogusFirstTime() {
         let times = [0] + (1..<30).map { 100 + Double($0) / 30 }
         let clock = clocked(times)
         #expect(clock[1] == 0, "the first leap is held")
