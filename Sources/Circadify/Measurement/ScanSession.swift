@@ -65,6 +65,8 @@ package actor ScanSession {
     package static let displaySide: UInt32 = 640
     /// 0.1 s less a 30 fps camera's jitter.
     private static let detectionInterval = 0.09
+    /// A clock going back by less than this (seconds) is a camera's jitter, not a step.
+    private static let clockSlack = 1.0
     /// Seconds of face frames kept before a measurement for the live readout.
     private static let preRoll = 10.0
 
@@ -621,6 +623,15 @@ package actor ScanSession {
 
     private func advanceMeasurement(_ sample: FrameSample, at time: Double, pipeline: ScanPipeline) {
         guard var m = measurement else { return }
+        // A clock gone back to before the measurement began took its frames with it
+        // (the pipeline keeps them in time order), and the measurement would wait the
+        // whole step again: it fails. Settling just starts again from the new time.
+        if let from = m.measuringFrom, time < from - Self.clockSlack {
+            return finishMeasurement(.failure(.captureFailed(
+                "the camera's clock went back \(Self.seconds(from - time, tenths: true)) s, to before the measurement "
+                    + "began, and its frames went with it; measure again")))
+        }
+        if let start = m.settleStart, time < start { m.settleStart = time }
         if pipeline.trackedFace != nil { m.faceLastSeen = time }
         if let from = m.measuringFrom {
             if time - (m.faceLastSeen ?? from) > limits.faceLostLimit {

@@ -3,8 +3,8 @@ import Testing
 
 /// A replay whose frame times carry a driver's glitches is measured as if they were not
 /// there: a lone frame stamped far ahead or behind neither ends the measurement early
-/// nor throws its frames away, a time that is not a number is no crash, and a real
-/// stall is still followed.
+/// nor throws its frames away, a time that is not a number is no crash, a real stall is
+/// still followed, and a clock gone back to before the measurement fails it.
 @Suite struct GlitchedTimestampsTests {
     private static let clip = Task { try await ReplayClip.render("still", seconds: 12, heartRate: 72) }
 
@@ -51,6 +51,20 @@ import Testing
         times[62] = 1e300
         let frames = try await measured(times)
         #expect(frames.map(\.time) == dropping(60..<63, from: clean.map(\.time)))
+    }
+
+    @Test func aClockGoneBackToBeforeTheMeasurementFailsIt() async throws {
+        // 5 s into the measurement the clock steps an hour back and runs on from there.
+        let times = Self.steady.enumerated().map { $0.offset < 150 ? $0.element : $0.element - 3600 }
+        do {
+            let frames = try await measured(times)
+            Issue.record("measured \(frames.count) frames across a clock gone back an hour")
+        } catch CircadifyError.captureFailed(let message) {
+            // From the measurement's start, a frame into the replay, to 5 s less an hour.
+            #expect(message.contains("clock went back 3594.9 s") || message.contains("clock went back 3595.0 s"),
+                    "\(message)")
+            #expect(message.hasSuffix("measure again"), "\(message)")
+        }
     }
 
     @Test func aRealStallIsFollowedLosingOneFrame() async throws {
