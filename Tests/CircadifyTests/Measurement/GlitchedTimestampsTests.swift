@@ -6,11 +6,14 @@ import Testing
 /// nor throws its frames away, a time that is not a number is no crash, a real stall is
 /// still followed, and a clock gone back to before the measurement fails it.
 @Suite struct GlitchedTimestampsTests {
-    private static let clip = Task { try await ReplayClip.render("still", seconds: 12, heartRate: 72) }
+    /// A clip long enough for a 6 s measurement and a frame or two after a 3 s stall.
+    private static func render() async throws -> ReplayClip {
+        try await ReplayClip.render("still", seconds: 8, heartRate: 72)
+    }
 
-    /// The frames a 6 s measurement of the clip records with `times` as its frames' times.
-    private func measured(_ times: [Double]) async throws -> [SignalFrame] {
-        let session = ScanSession(.replay(path: try await Self.clip.value.path, fps: 30, pace: .asFastAsProcessed),
+    /// The frames a 6 s measurement of `clip` records with `times` as its frames' times.
+    private func measured(_ clip: ReplayClip, _ times: [Double]) async throws -> [SignalFrame] {
+        let session = ScanSession(.replay(path: clip.path, fps: 30, pace: .asFastAsProcessed),
                                   mirrored: false, timestamps: times)
         try await session.start(forMeasurement: true)
         do {
@@ -23,7 +26,7 @@ import Testing
         }
     }
 
-    private static let steady = (0..<360).map { Double($0) / 30 }
+    private static let steady = (0..<240).map { Double($0) / 30 }
 
     /// `times` less those of `frames` (a frame's time is whole nanoseconds).
     private func dropping(_ frames: Range<Int>, from times: [Double]) -> [Double] {
@@ -31,12 +34,14 @@ import Testing
     }
 
     @Test func aLoneGlitchIsMeasuredAsIfItWereNotThere() async throws {
-        let clean = try await measured(Self.steady)
+        let clip = try await Self.render()
+        defer { clip.cleanUp() }
+        let clean = try await measured(clip, Self.steady)
         #expect(clean.count >= 175, "a clean 6 s measurement: \(clean.count) frames")
         for glitch in [1e6, 1e12, -1000] {
             var times = Self.steady
             times[90] = glitch
-            let frames = try await measured(times)
+            let frames = try await measured(clip, times)
             #expect(frames.count == clean.count - 1, "a frame at \(glitch) s: \(frames.count) frames")
             #expect(frames.map(\.time) == dropping(90..<91, from: clean.map(\.time)),
                     "only the glitched frame is missing")
@@ -44,20 +49,24 @@ import Testing
     }
 
     @Test func aTimeThatIsNotANumberLeavesItsFrameOut() async throws {
-        let clean = try await measured(Self.steady)
+        let clip = try await Self.render()
+        defer { clip.cleanUp() }
+        let clean = try await measured(clip, Self.steady)
         var times = Self.steady
         times[60] = .nan
         times[61] = .infinity
         times[62] = 1e300
-        let frames = try await measured(times)
+        let frames = try await measured(clip, times)
         #expect(frames.map(\.time) == dropping(60..<63, from: clean.map(\.time)))
     }
 
     @Test func aClockGoneBackToBeforeTheMeasurementFailsIt() async throws {
+        let clip = try await Self.render()
+        defer { clip.cleanUp() }
         // 5 s into the measurement the clock steps an hour back and runs on from there.
         let times = Self.steady.enumerated().map { $0.offset < 150 ? $0.element : $0.element - 3600 }
         do {
-            let frames = try await measured(times)
+            let frames = try await measured(clip, times)
             Issue.record("measured \(frames.count) frames across a clock gone back an hour")
         } catch CircadifyError.captureFailed(let message) {
             // From the measurement's start, a frame into the replay, to 5 s less an hour.
@@ -68,10 +77,12 @@ import Testing
     }
 
     @Test func aRealStallIsFollowedLosingOneFrame() async throws {
+        let clip = try await Self.render()
+        defer { clip.cleanUp() }
         // The camera stops for 3 s after frame 89 and goes on from there.
         let times = Self.steady.enumerated().map { $0.offset < 90 ? $0.element : $0.element + 3 }
-        let frames = try await measured(times)
-        let clean = try await measured(Self.steady)
+        let frames = try await measured(clip, times)
+        let clean = try await measured(clip, Self.steady)
         // The measurement began where the clean one did, lost the frame at the leap, and
         // went on in the frames after the stall until 6 s after its first frame.
         let before = clean.map(\.time).filter { $0 < Self.steady[90] }
