@@ -4,8 +4,9 @@ import Testing
 /// A replay whose frame times carry a driver's glitches is measured as if they were not
 /// there: a lone frame stamped far ahead or behind neither ends the measurement early
 /// nor throws its frames away, a time that is not a number is no crash, a real stall is
-/// still followed, and a clock gone back to before the measurement fails it.
-@Suite struct GlitchedTimestampsTests {
+/// still followed, and a clock gone back to before the measurement fails it. One at a time:
+/// each runs up to four replays, and the suites beside it include realtime ones.
+@Suite(.serialized) struct GlitchedTimestampsTests {
     /// A clip long enough for a 6 s measurement and a frame or two after a 3 s stall.
     private static func render() async throws -> ReplayClip {
         try await ReplayClip.render("still", seconds: 8, heartRate: 72)

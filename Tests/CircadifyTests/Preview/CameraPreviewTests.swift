@@ -71,6 +71,12 @@ import Testing
         await camera.release()
     }
 
+    /// Adds `frame` by its time, keeping the last second's (a frame is 300 KB; that is enough to pair).
+    private nonisolated static func keep(_ frame: CircadifyPreviewFrame, in frames: inout [Double: CircadifyPreviewFrame]) {
+        frames[frame.timestamp] = frame
+        if frames.count > 30, let oldest = frames.keys.min() { frames[oldest] = nil }
+    }
+
     @Test func theLiveGlowLandsOnTheTrackedFace() async throws {
         let clip = try await ReplayClip.render("still", seconds: 8)
         defer { clip.cleanUp() }
@@ -80,21 +86,25 @@ import Testing
         let plain = CircadifyCameraPreview(camera: camera, showGuide: false)
         glowing.start()
         plain.start()
+        // Both read from before the camera starts, so no frame of the replay is missed
+        // however late the face is found on a loaded machine (the preview streams do not
+        // end with the replay: a pair looked for only after it ended was a hang).
+        let lits = Mutex([Double: CircadifyPreviewFrame]()), bares = Mutex([Double: CircadifyPreviewFrame]())
+        let readers = [
+            Task.detached { for await frame in glowing.frames() { lits.withLock { Self.keep(frame, in: &$0) } } },
+            Task.detached { for await frame in plain.frames() { bares.withLock { Self.keep(frame, in: &$0) } } },
+        ]
+        defer { readers.forEach { $0.cancel() } }
         try await camera.start()
         let face = try await waitFor { camera.scanFace }
-        let seen = Mutex([Double: CircadifyPreviewFrame]())
-        let reader = Task.detached {
-            for await frame in plain.frames() { seen.withLock { $0[frame.timestamp] = frame } }
+        // A frame both rendered, from after the face was found (the glow needs it).
+        let faceSeen = lits.withLock { $0.keys.max() ?? -.infinity }
+        let (lit, bare) = try await waitFor(20) { () -> (CircadifyPreviewFrame, CircadifyPreviewFrame)? in
+            let lit = lits.withLock { $0 }, bare = bares.withLock { $0 }
+            guard let time = lit.keys.filter({ $0 > faceSeen && bare[$0] != nil }).min(),
+                  let one = lit[time], let other = bare[time] else { return nil }
+            return (one, other)
         }
-        defer { reader.cancel() }
-        var pair: (CircadifyPreviewFrame, CircadifyPreviewFrame)?
-        for await frame in glowing.frames() {
-            if let other = seen.withLock({ $0[frame.timestamp] }) {
-                pair = (frame, other)
-                break
-            }
-        }
-        let (lit, bare) = try #require(pair)
         for anchor in [face.forehead, face.leftCheek, face.rightCheek] {
             let p = PreviewFixtures.pixel(anchor, width: 320, height: 240)
             let a = try #require(lit.pixel(x: p.x, y: p.y)), b = try #require(bare.pixel(x: p.x, y: p.y))
