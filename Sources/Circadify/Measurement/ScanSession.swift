@@ -625,13 +625,12 @@ package actor ScanSession {
         guard var m = measurement else { return }
         // A clock gone back to before the measurement began took its frames with it
         // (the pipeline keeps them in time order), and the measurement would wait the
-        // whole step again: it fails. Settling just starts again from the new time.
+        // whole step again: it fails.
         if let from = m.measuringFrom, time < from - Self.clockSlack {
             return finishMeasurement(.failure(.captureFailed(
                 "the camera's clock went back \(Self.seconds(from - time, tenths: true)) s, to before the measurement "
                     + "began, and its frames went with it; measure again")))
         }
-        if let start = m.settleStart, time < start { m.settleStart = time }
         if pipeline.trackedFace != nil { m.faceLastSeen = time }
         if let from = m.measuringFrom {
             if time - (m.faceLastSeen ?? from) > limits.faceLostLimit {
@@ -644,7 +643,8 @@ package actor ScanSession {
                 return finishMeasurement(.success(pipeline.measuredFrames))
             }
         } else {
-            let start = m.settleStart ?? time
+            // A clock gone back starts the settling again from its new time.
+            let start = min(m.settleStart ?? time, time)
             m.settleStart = start
             // A file has no controls to lock and no auto-exposure to wait for.
             let settled = input.isFile || sample.flags.contains(.controlsLocked) || time - start >= limits.settle
