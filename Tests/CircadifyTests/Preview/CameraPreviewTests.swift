@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func theLiveGlowLandsOnTheTrackedFace() async throws {
-        let clip = try await ReplayClip.render("still", seconds: 8)
+        let clip = try await ReplayClip.render("still", seconds: 12)
         defer { clip.cleanUp() }
         let camera = CircadifyCamera(replaying: clip.path)
         let glowing = CircadifyCameraPreview(camera: camera, isScanning: true,
@@ -97,11 +97,14 @@ import Testing
         defer { readers.forEach { $0.cancel() } }
         try await camera.start()
         let face = try await waitFor { camera.scanFace }
-        // A frame both rendered, from after the face was found (the glow needs it).
-        let faceSeen = lits.withLock { $0.keys.max() ?? -.infinity }
+        // A frame both rendered, from after the face was found (the glow needs it). The
+        // newest frame read when the face shows may be a few behind the session: the
+        // frames between were taken before the face was found and carry none (a loaded
+        // sanitized run paired one of those), so the pair comes from half a second later.
+        let pairAfter = lits.withLock { $0.keys.max() ?? -.infinity } + 0.5
         let (lit, bare) = try await waitFor(20) { () -> (CircadifyPreviewFrame, CircadifyPreviewFrame)? in
             let lit = lits.withLock { $0 }, bare = bares.withLock { $0 }
-            guard let time = lit.keys.filter({ $0 > faceSeen && bare[$0] != nil }).min(),
+            guard let time = lit.keys.filter({ $0 > pairAfter && bare[$0] != nil }).min(),
                   let one = lit[time], let other = bare[time] else { return nil }
             return (one, other)
         }
@@ -110,7 +113,7 @@ import Testing
             let a = try #require(lit.pixel(x: p.x, y: p.y)), b = try #require(bare.pixel(x: p.x, y: p.y))
             // Blended toward pure green: greener than the skin by far, and no redder or bluer.
             #expect(Int(a.g) - Int(a.r) > Int(b.g) - Int(b.r) + 60 && a.r < b.r && a.b < b.b && a.g >= b.g,
-                    "\(anchor): glowing \(a), plain \(b)")
+                    "\(anchor) at \(lit.timestamp) s (paired after \(pairAfter) s): glowing \(a), plain \(b)")
         }
         for far in [(4, 4), (315, 4), (4, 235), (315, 235)] {
             #expect(lit.pixel(x: far.0, y: far.1)! == bare.pixel(x: far.0, y: far.1)!, "\(far) is far from the face")
