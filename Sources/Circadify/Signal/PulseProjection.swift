@@ -19,6 +19,13 @@ package enum PulseProjection: String, Sendable, CaseIterable {
     /// noise. The fusion weighs each wave by its SNR, so each input gets the method that
     /// reads it best.
     case green
+    /// The blood-volume-pulse signature, de Haan & van Leest 2014: per window, the mix of the
+    /// normalized channels that passes the skin's pulse (its colour signature, R : G : B =
+    /// 0.33 : 0.77 : 0.53 in the skin-reflection model) at unit gain with the least power of
+    /// everything else (a minimum-variance beamformer). Under sensor noise alone that leans on
+    /// green and adds what red and blue carry; when the light or the gain moves every channel
+    /// alike, the window's covariance shows it and the mix cancels it, as POS does.
+    case pbv
 
     /// The pulse wave of one region (not yet band-passed for POS; CHROM band-passes inside).
     package func pulse(of rgb: [SIMD3<Double>], rate: Double, filter: BandPassFilter) -> [Double] {
@@ -28,6 +35,7 @@ package enum PulseProjection: String, Sendable, CaseIterable {
         case .pos: return Self.pos(rgb, window: window)
         case .chrom: return Self.chrom(rgb, window: window, filter: filter)
         case .green: return Self.green(rgb)
+        case .pbv: return Self.pbv(rgb, window: window, filter: filter)
         }
     }
 
@@ -71,6 +79,52 @@ package enum PulseProjection: String, Sendable, CaseIterable {
             let sy = SignalMath.standardDeviation(y)
             let alpha = sy > 0 ? SignalMath.standardDeviation(x) / sy : 0
             for k in 0..<length { s[k] = xs[start + k] - alpha * ys[start + k] }
+            let m = SignalMath.mean(s)
+            for k in 0..<length { out[start + k] += hann[k] * (s[k] - m) }
+            start += hop
+        }
+        return out
+    }
+
+    /// The skin's pulse signature in normalized colour, unit length.
+    private static let signature: SIMD3<Double> = {
+        let p = SIMD3<Double>(0.33, 0.77, 0.53)
+        return p / (p * p).sum().squareRoot()
+    }()
+
+    private static func pbv(_ rgb: [SIMD3<Double>], window: Int, filter: BandPassFilter) -> [Double] {
+        let length = window + window % 2, hop = length / 2
+        let hann = (0..<length).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(length)) }
+        let normalizedTrace = normalizedOverSlidingMean(rgb, window: length)
+        let r = filter.apply(normalizedTrace.map(\.x)), g = filter.apply(normalizedTrace.map(\.y))
+        let b = filter.apply(normalizedTrace.map(\.z))
+        let p = signature
+        var out = [Double](repeating: 0, count: rgb.count)
+        var s = [Double](repeating: 0, count: length)
+        var start = 0
+        while start + length <= rgb.count {
+            // The window's covariance, lightly loaded so that a channel without noise cannot take all the weight.
+            var rr = 0.0, gg = 0.0, bb = 0.0, rg = 0.0, rb = 0.0, gb = 0.0
+            for i in start..<(start + length) {
+                rr += r[i] * r[i]; gg += g[i] * g[i]; bb += b[i] * b[i]
+                rg += r[i] * g[i]; rb += r[i] * b[i]; gb += g[i] * b[i]
+            }
+            let load = 1e-3 * (rr + gg + bb) / 3 + 1e-12
+            rr += load; gg += load; bb += load
+            // w = Q⁻¹ p by the adjugate, scaled so that w · p = 1.
+            let c00 = gg * bb - gb * gb, c01 = rb * gb - rg * bb, c02 = rg * gb - rb * gg
+            let c11 = rr * bb - rb * rb, c12 = rb * rg - rr * gb, c22 = rr * gg - rg * rg
+            let w = SIMD3(c00 * p.x + c01 * p.y + c02 * p.z,
+                          c01 * p.x + c11 * p.y + c12 * p.z,
+                          c02 * p.x + c12 * p.y + c22 * p.z)
+            let gain = (w * p).sum()
+            guard gain.isFinite, gain != 0 else { start += hop; continue }
+            let unit = w / gain
+            // More blood darkens the skin: the projection falls as blood volume rises, so negate it.
+            for k in 0..<length {
+                let i = start + k
+                s[k] = -(unit.x * r[i] + unit.y * g[i] + unit.z * b[i])
+            }
             let m = SignalMath.mean(s)
             for k in 0..<length { out[start + k] += hann[k] * (s[k] - m) }
             start += hop

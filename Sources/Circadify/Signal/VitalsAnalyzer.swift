@@ -1,7 +1,8 @@
 import Foundation
 
 /// Turns a stretch of frames into heart rate, HRV, breathing and a confidence:
-/// resample → remove steps → POS and CHROM per region → fuse by SNR → sliding
+/// resample → remove steps → POS, CHROM and green per region, the blood-volume-pulse
+/// projection on the pooled regions → fuse by SNR → sliding
 /// Welch spectra → harmonic-aware tracking → beats → breathing → confidence.
 ///
 /// Stateless between calls apart from its cached spectrum plans, so the same
@@ -55,8 +56,14 @@ package final class VitalsAnalyzer {
         let projections = lightShare < Self.steadyLightShare
             ? PulseProjection.allCases : PulseProjection.allCases.filter { $0 != .green }
         var waves = [(projection: PulseProjection, wave: [Double])]()
-        for rgb in regionTraces {
-            for projection in projections {
+        // The blood-volume-pulse projection reads the pooled regions only. It passes whatever
+        // moves a colour along the pulse's signature, and a region sliding over the skin's
+        // texture does that too (melanin and blood vary skin colour in nearly that direction):
+        // run on each region, one cheek's texture read as a 56 bpm pulse on a pulse-free face.
+        // Pooled, one region's artefact is diluted and the pulse, in every region, is not.
+        let pooledIndex = regionTraces.count - 1
+        for (index, rgb) in regionTraces.enumerated() {
+            for projection in projections where projection != .pbv || index == pooledIndex {
                 waves.append((projection, filter.apply(projection.pulse(of: rgb, rate: rate, filter: filter))))
             }
         }
