@@ -35,7 +35,10 @@ import Testing
     }
 
     @Test func aReplayOpenedForAMeasurementIsMeasuredFromItsStartHoweverLateItIsAsked() async throws {
-        let clip = try await ReplayClip.render("still", seconds: 10, heartRate: 72)
+        // 14 s: the unheld replay below runs on until the test notices 30 frames delivered,
+        // which a loaded sanitized run noticed only 4.6 s in (a 10 s clip then held too
+        // little for the 6 s measurement).
+        let clip = try await ReplayClip.render("still", seconds: 14, heartRate: 72)
         defer { clip.cleanUp() }
         let prompt = try await measure(clip.path, forMeasurement: true, askingAfter: .zero)
         let late = try await measure(clip.path, forMeasurement: true, askingAfter: .milliseconds(700))
