@@ -65,22 +65,33 @@ package enum PulseProjection: String, Sendable, CaseIterable {
     }
 
     private static func chrom(_ rgb: [SIMD3<Double>], window: Int, filter: BandPassFilter) -> [Double] {
-        // Half-overlapping Hann windows of even length sum to a constant.
-        let length = window + window % 2, hop = length / 2
-        let hann = (0..<length).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(length)) }
+        let length = window + window % 2
         let normalizedTrace = normalizedOverSlidingMean(rgb, window: length)
         let xs = filter.apply(normalizedTrace.map { 3 * $0.x - 2 * $0.y })
         let ys = filter.apply(normalizedTrace.map { 1.5 * $0.x + $0.y - 1.5 * $0.z })
-        var out = [Double](repeating: 0, count: rgb.count)
-        var s = [Double](repeating: 0, count: length)
-        var start = 0
-        while start + length <= rgb.count {
+        return hannOverlapAdd(count: rgb.count, length: length) { start, s in
             let x = xs[start..<(start + length)], y = ys[start..<(start + length)]
             let sy = SignalMath.standardDeviation(y)
             let alpha = sy > 0 ? SignalMath.standardDeviation(x) / sy : 0
             for k in 0..<length { s[k] = xs[start + k] - alpha * ys[start + k] }
-            let m = SignalMath.mean(s)
-            for k in 0..<length { out[start + k] += hann[k] * (s[k] - m) }
+            return true
+        }
+    }
+
+    /// Half-overlapping Hann windows of even `length` (they sum to a constant) over `count`
+    /// samples: `fill` writes each window's wave from sample `start` (false skips the window),
+    /// which is added about its mean.
+    private static func hannOverlapAdd(count: Int, length: Int, _ fill: (Int, inout [Double]) -> Bool) -> [Double] {
+        let hop = length / 2
+        let hann = (0..<length).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(length)) }
+        var out = [Double](repeating: 0, count: count)
+        var s = [Double](repeating: 0, count: length)
+        var start = 0
+        while start + length <= count {
+            if fill(start, &s) {
+                let m = SignalMath.mean(s)
+                for k in 0..<length { out[start + k] += hann[k] * (s[k] - m) }
+            }
             start += hop
         }
         return out
@@ -93,16 +104,12 @@ package enum PulseProjection: String, Sendable, CaseIterable {
     }()
 
     private static func pbv(_ rgb: [SIMD3<Double>], window: Int, filter: BandPassFilter) -> [Double] {
-        let length = window + window % 2, hop = length / 2
-        let hann = (0..<length).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(length)) }
+        let length = window + window % 2
         let normalizedTrace = normalizedOverSlidingMean(rgb, window: length)
         let r = filter.apply(normalizedTrace.map(\.x)), g = filter.apply(normalizedTrace.map(\.y))
         let b = filter.apply(normalizedTrace.map(\.z))
         let p = signature
-        var out = [Double](repeating: 0, count: rgb.count)
-        var s = [Double](repeating: 0, count: length)
-        var start = 0
-        while start + length <= rgb.count {
+        return hannOverlapAdd(count: rgb.count, length: length) { start, s in
             // The window's covariance, lightly loaded so that a channel without noise cannot take all the weight.
             var rr = 0.0, gg = 0.0, bb = 0.0, rg = 0.0, rb = 0.0, gb = 0.0
             for i in start..<(start + length) {
@@ -118,18 +125,15 @@ package enum PulseProjection: String, Sendable, CaseIterable {
                           c01 * p.x + c11 * p.y + c12 * p.z,
                           c02 * p.x + c12 * p.y + c22 * p.z)
             let gain = (w * p).sum()
-            guard gain.isFinite, gain != 0 else { start += hop; continue }
+            guard gain.isFinite, gain != 0 else { return false }
             let unit = w / gain
             // More blood darkens the skin: the projection falls as blood volume rises, so negate it.
             for k in 0..<length {
                 let i = start + k
                 s[k] = -(unit.x * r[i] + unit.y * g[i] + unit.z * b[i])
             }
-            let m = SignalMath.mean(s)
-            for k in 0..<length { out[start + k] += hann[k] * (s[k] - m) }
-            start += hop
+            return true
         }
-        return out
     }
 
     /// Minus the log of green, about its mean (the band-pass that follows removes the drift).

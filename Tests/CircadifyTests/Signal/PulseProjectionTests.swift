@@ -15,10 +15,7 @@ struct PulseProjectionTests {
     static func trace(pulse amplitude: Double, bpm: Double = 72, noise: Double, seed: UInt64 = 7,
                       gain: (Double) -> Double = { _ in 1 }) -> [SIMD3<Double>] {
         var rng = SeededRandom(seed: seed)
-        func gaussian() -> Double {
-            let u = max(Double.random(in: 0..<1, using: &rng), 1e-12), v = Double.random(in: 0..<1, using: &rng)
-            return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
-        }
+        func gaussian() -> Double { SyntheticTrace.gaussian(&rng) }
         return (0..<Int(30 * rate)).map { i in
             let t = Double(i) / rate
             let pulse = sin(2 * Double.pi * bpm / 60 * t)

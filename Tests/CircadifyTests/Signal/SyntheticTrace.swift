@@ -41,8 +41,8 @@ struct SyntheticTrace {
             let regions = (0..<3).map { r -> RegionColor in
                 let base = Self.skin * (1 + 0.002 * breath) * (r == 0 ? 1.05 : 1)
                 let c = base * (SIMD3(repeating: 1) - amplitude / 0.77 * Self.pulsatility * pulse)
-                return RegionColor(red: c.x + gaussian(&rng) * noise, green: c.y + gaussian(&rng) * noise,
-                                   blue: c.z + gaussian(&rng) * noise, skinFraction: 0.9)
+                return RegionColor(red: c.x + Self.gaussian(&rng) * noise, green: c.y + Self.gaussian(&rng) * noise,
+                                   blue: c.z + Self.gaussian(&rng) * noise, skinFraction: 0.9)
             }
             guard !dropped.contains(i) else { continue }
             frames.append(SignalFrame(time: 100 + t, regions: regions, faceCenterY: 0.45 + 0.004 * breath,
@@ -51,7 +51,8 @@ struct SyntheticTrace {
         return frames
     }
 
-    private func gaussian(_ rng: inout SeededRandom) -> Double {
+    /// A standard normal draw (Box-Muller).
+    static func gaussian(_ rng: inout SeededRandom) -> Double {
         let u = max(Double.random(in: 0..<1, using: &rng), 1e-12), v = Double.random(in: 0..<1, using: &rng)
         return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
     }
