@@ -65,8 +65,6 @@ package actor ScanSession {
     package static let displaySide: UInt32 = 640
     /// 0.1 s less a 30 fps camera's jitter.
     private static let detectionInterval = 0.09
-    /// A clock going back by less than this (seconds) is a camera's jitter, not a step.
-    private static let clockSlack = 1.0
     /// Seconds of face frames kept before a measurement for the live readout.
     private static let preRoll = 10.0
 
@@ -118,10 +116,10 @@ package actor ScanSession {
     /// A replay's first frame time: its frames are timed from 0, so a replay
     /// gives the same numbers every time whatever the clock reads.
     private var replayOrigin: Int64?
-    /// The frames' time, a lone frame's leap ahead or behind not believed (`SessionClock`).
+    /// The frames' time: a lone frame's leap ahead or behind not believed, a clock
+    /// stepped back carried on from where it was (`SessionClock`). Live readings
+    /// are timed from its origin.
     private var clock = SessionClock()
-    /// The first frame's time: live readings are timed from it.
-    private var streamStart: Double?
     private var frameAspect = 4.0 / 3.0
     private var frameStep = 1.0 / 30
     /// Whether the core times its stages now (follows `stageTimings.isObserved`).
@@ -547,14 +545,19 @@ package actor ScanSession {
         }
         let time = clock.advance(to: Double(sample.timestampNanoseconds) / 1e9)
         lastTime = time
-        if streamStart == nil { streamStart = time }
+        // A clock that stepped back goes on shifted: the pipeline times its frames by the sample.
+        if clock.shift != 0, !clock.holdsLeap, let shifted = Int64(exactly: (time * 1e9).rounded()) {
+            sample.timestampNanoseconds = shifted
+        }
         if !clock.holdsLeap, let regions = pipeline.consume(sample) { await publish(regions) }
         // Faces are looked for whenever the camera runs: the quality warnings
         // need them while framing too, and a call costs a few milliseconds.
         // About ten a second whatever the camera's rate (a thumbnail every 3rd
         // frame is twenty a second at 60 fps).
-        if thumbnail == nil, sample.flags.contains(.thumbnail), let source,
-           time - lastDetection >= Self.detectionInterval || time < lastDetection {
+        // A frame whose time is held is not searched either: a face found in it
+        // would be placed at the time before the leap.
+        if thumbnail == nil, sample.flags.contains(.thumbnail), !clock.holdsLeap, let source,
+           time - lastDetection >= Self.detectionInterval {
             thumbnail = await source.takeThumbnail()
         }
         // When this loop runs behind the camera (a slow machine) the newest
@@ -567,7 +570,7 @@ package actor ScanSession {
             thumbnail = nil
         }
         lastSequence = sample.sequence
-        if let thumbnail, thumbnail.sequence <= sample.sequence {
+        if let thumbnail, thumbnail.sequence <= sample.sequence, !clock.holdsLeap {
             self.thumbnail = nil
             lastDetection = time
             let detecting = coreTiming ? StageTimingHub.now() : 0
@@ -593,7 +596,7 @@ package actor ScanSession {
     /// A live reading for observers, timed from the stream's first frame.
     private func yieldLive(_ reading: LiveReading) {
         var reading = reading
-        reading.time -= streamStart ?? 0
+        reading.time -= clock.origin ?? 0
         eventSink.yield(.live(reading))
     }
 
@@ -623,14 +626,6 @@ package actor ScanSession {
 
     private func advanceMeasurement(_ sample: FrameSample, at time: Double, pipeline: ScanPipeline) {
         guard var m = measurement else { return }
-        // A clock gone back to before the measurement began took its frames with it
-        // (the pipeline keeps them in time order), and the measurement would wait the
-        // whole step again: it fails.
-        if let from = m.measuringFrom, time < from - Self.clockSlack {
-            return finishMeasurement(.failure(.captureFailed(
-                "the camera's clock went back \(Self.seconds(from - time, tenths: true)) s, to before the measurement "
-                    + "began, and its frames went with it; measure again")))
-        }
         if pipeline.trackedFace != nil { m.faceLastSeen = time }
         if let from = m.measuringFrom {
             if time - (m.faceLastSeen ?? from) > limits.faceLostLimit {

@@ -1,5 +1,7 @@
 /// The time a scan session runs on: its frames' own times, except that a frame
-/// leaping far from the session's time is not believed until the frame after it agrees.
+/// leaping far ahead of the session's time, or back behind it, is not believed
+/// until the frame after it agrees; and a camera clock that stepped back is
+/// carried on from where it was instead of followed back.
 ///
 /// A driver's glitch can stamp one frame far ahead (or behind). Taken as it came,
 /// that one time ended a measurement early or counted the face as lost for the
@@ -8,19 +10,32 @@
 /// step looks the same until the next frame: that one goes on from the leap,
 /// where a glitch's next frame goes on from before it. So a leap is held for one
 /// frame, and the session's time stays where it was meanwhile.
+///
+/// A step back that the next frame confirms is a clock reset, not time running
+/// back (a camera's clock never does): the session's time never goes back, so no
+/// frame already taken is lost and no measurement has to start again. The frames
+/// from the step on are shifted to go on one frame interval after the last one.
 package struct SessionClock: Sendable {
     /// A step ahead longer than this (seconds) waits for the next frame: a second
     /// of dropped frames (four intervals of a slower camera) is followed at once;
     /// the resampling bridges or marks it.
     private let aheadLimit: Double
-    /// A step back longer than this (seconds) waits too: a camera's clock never runs
-    /// back, and a frame stamped behind takes the frames after its time with it.
-    private let behindLimit: Double
+    /// The stream's nominal seconds between frames: where a shifted frame goes.
+    private let interval: Double
 
     /// The session's time, seconds; nil before the first frame.
     private var now: Double?
-    /// A leap waiting for the next frame to confirm it.
+    /// A leap waiting for the next frame to confirm it, session seconds.
     private var held: Double?
+    /// Added to the camera's times since its clock stepped back, seconds.
+    package private(set) var shift = 0.0
+    /// Frames believed so far, up to 2: whether the first one stands alone.
+    private var believed = 0
+
+    /// The stream's first believed time, seconds: the session's readings count
+    /// from it. A first frame that only the frames after it contradict (a driver
+    /// stamping its first buffer 0, or stale) gives way to the leap they confirm.
+    package private(set) var origin: Double?
 
     /// Whether the last frame's time is a leap not yet believed: that frame is left
     /// out of the measurement (a real leap loses one frame, a glitch loses nothing).
@@ -28,22 +43,36 @@ package struct SessionClock: Sendable {
 
     /// `frameInterval`: the stream's nominal seconds between frames.
     package init(frameInterval: Double = 1.0 / 30) {
-        let interval = frameInterval.isFinite && frameInterval > 0 ? frameInterval : 1.0 / 30
+        interval = frameInterval.isFinite && frameInterval > 0 ? frameInterval : 1.0 / 30
         aheadLimit = max(1, 4 * interval)
-        behindLimit = max(0.25, 2 * interval)
     }
 
-    /// Takes the next frame's `time` (seconds) and returns the session's time after it.
+    /// Takes the next frame's `time` (seconds, the camera's clock) and returns the
+    /// session's time after it; it never goes back.
     package mutating func advance(to time: Double) -> Double {
-        guard let now else { return follow(time) }
+        var time = time + shift
+        guard let now else {
+            origin = time
+            return follow(time)
+        }
         if let leap = held {
             held = nil
             // Nearer the leap than the time before it: the frames go on from the
             // leap, which was real (followed even when they come over a second apart).
-            if abs(time - leap) < abs(time - now) { return follow(time) }
+            if abs(time - leap) < abs(time - now) {
+                if leap > now {
+                    if believed == 1 { origin = leap }
+                    return follow(time)
+                }
+                // The clock stepped back: the leap's frame (lost) would have been
+                // the next after `now`, and this one goes on from there.
+                let step = now + interval - leap
+                shift += step
+                time += step
+            }
             // Otherwise the leap was one frame's glitch; this frame is judged on its own.
         }
-        if time - now > aheadLimit || now - time > behindLimit {
+        if time - now > aheadLimit || time < now {
             held = time
             return now
         }
@@ -52,6 +81,7 @@ package struct SessionClock: Sendable {
 
     private mutating func follow(_ time: Double) -> Double {
         now = time
+        believed = min(believed + 1, 2)
         return time
     }
 }

@@ -1,4 +1,5 @@
 @testable import Circadify
+import CCoreTestSupport
 import Testing
 
 /// A session's time follows its frames, but a lone frame leaping far ahead or behind is a
@@ -25,13 +26,25 @@ struct SessionClockTests {
         }
     }
 
-    @Test func aRealStallOrClockStepIsFollowedOneFrameLate() {
+    @Test func aRealStallOrClockStepAheadIsFollowedOneFrameLate() {
         let before = (0..<30).map { 100 + Double($0) / 30 }
-        for step in [3.0, 3600, -50] {
+        for step in [3.0, 3600] {
             let after = (0..<30).map { before[29] + step + Double($0) / 30 }
             var expected = before + after
             expected[30] = before[29]
             #expect(clocked(before + after) == expected, "a step of \(step) s")
+        }
+    }
+
+    @Test func aClockSteppedBackGoesOnFromWhereItWasLosingOneFrame() {
+        let before = (0..<30).map { 100 + Double($0) / 30 }
+        for step in [-0.2, -1, -50, -3600] {
+            let after = (0..<30).map { before[29] + step + Double($0) / 30 }
+            // The first frame after the step is held; the next confirms it, and
+            // they go on as if the held one had come one interval after the last.
+            let expected = before + [before[29]] + (1..<30).map { before[29] + Double($0 + 1) / 30 }
+            let clock = clocked(before + after)
+            #expect(zip(clock, expected).allSatisfy { abs($0 - $1) < 1e-9 }, "a step of \(step) s: \(clock.suffix(31))")
         }
     }
 
@@ -56,15 +69,51 @@ struct SessionClockTests {
         #expect(clocked([0, 7, 7.5], frameInterval: 1.5) == [0, 0, 7.5], "four of its intervals are still a leap")
     }
 
-    @Test func aSmallStepBackIsFollowedALargerOneHeld() {
-        #expect(clocked([10, 10.1, 9.9, 10]) == [10, 10.1, 9.9, 10], "0.2 s back: followed")
-        #expect(clocked([10, 10.1, 9.7, 10.2]) == [10, 10.1, 10.1, 10.2], "0.4 s back, then on: a glitch")
+    @Test func aLoneFrameStampedALittleBehindIsLeftOut() {
+        #expect(clocked([10, 10.1, 9.95, 10.2]) == [10, 10.1, 10.1, 10.2], "0.15 s back, then on: a glitch")
+        #expect(clocked([10, 10.1, 10.099, 10.133]) == [10, 10.1, 10.1, 10.133], "1 ms back, then on: a glitch")
+        #expect(clocked([10, 10.1, 10.1, 10.133]) == [10, 10.1, 10.1, 10.133], "the same time again is no step back")
+    }
+
+    @Test func theSessionTimeNeverGoesBack() {
+        // Steps back and forth, glitches and resets: whatever the camera says.
+        var generator = SeededRandom(seed: 7)
+        var camera = 50.0, times: [Double] = []
+        for _ in 0..<2000 {
+            switch generator.next() % 20 {
+            case 0: camera -= Double(generator.next() % 1000) / 100 // a reset back, up to 10 s
+            case 1: times.append(Double(generator.next() % 100_000) - 50_000) // a lone glitch
+            case 2: camera += Double(generator.next() % 500) / 100 // a stall, up to 5 s
+            default: camera += 1.0 / 30
+            }
+            times.append(camera)
+        }
+        let clock = clocked(times)
+        #expect(zip(clock, clock.dropFirst()).allSatisfy { $0 <= $1 })
     }
 
     @Test func theClockGetsPastABogusFirstTime() {
         let times = [0] + (1..<30).map { 100 + Double($0) / 30 }
-        let clock = clocked(times)
-        #expect(clock[1] == 0, "the first leap is held")
-        #expect(Array(clock[2...]) == Array(times[2...]), "then the frames are followed")
+        var clock = SessionClock()
+        let clocked = times.map { clock.advance(to: $0) }
+        #expect(clocked[1] == 0, "the first leap is held")
+        #expect(Array(clocked[2...]) == Array(times[2...]), "then the frames are followed")
+        #expect(clock.origin == times[1], "the stream starts at the leap the frames confirmed")
+    }
+
+    @Test func aFirstTimeFarAheadIsCarriedOnFrom() {
+        let times = [1e6] + (1..<30).map { 100 + Double($0) / 30 }
+        var clock = SessionClock()
+        let clocked = times.map { clock.advance(to: $0) }
+        #expect(clocked[1] == 1e6, "the step back is held")
+        #expect(abs(clocked[29] - (1e6 + 29.0 / 30)) < 1e-6, "then the frames go on from the first: \(clocked[29])")
+        #expect(clock.origin == 1e6)
+    }
+
+    @Test func aStallAfterTheFirstFramesKeepsTheirOrigin() {
+        let times = [5, 5 + 1.0 / 30] + (0..<10).map { 9 + Double($0) / 30 }
+        var clock = SessionClock()
+        _ = times.map { clock.advance(to: $0) }
+        #expect(clock.origin == 5)
     }
 }
