@@ -39,8 +39,10 @@ package struct BlockMeans: Sendable {
         self.height = height
         self.covered = covered
         let stride = covered.width + 1
+        // Two arrays of their own: a copy (`var squares = sums`) would be duplicated
+        // whole at the first write, a memmove of the table on every call.
         var sums = [UInt32](repeating: 0, count: stride * (covered.height + 1))
-        var squares = sums
+        var squares = [UInt32](repeating: 0, count: sums.count)
         sums.withUnsafeMutableBufferPointer { table in
             squares.withUnsafeMutableBufferPointer { squareTable in
                 thumbnail.pixels.withUnsafeBufferPointer { pixels in

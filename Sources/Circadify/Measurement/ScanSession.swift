@@ -545,8 +545,10 @@ package actor ScanSession {
         }
         let time = clock.advance(to: Double(sample.timestampNanoseconds) / 1e9)
         lastTime = time
-        // A clock that stepped back goes on shifted: the pipeline times its frames by the sample.
-        if clock.shift != 0, !clock.holdsLeap, let shifted = Int64(exactly: (time * 1e9).rounded()) {
+        // A clock that stepped back goes on shifted: the pipeline times its frames by the
+        // sample. A shifted time beyond ±292 years places the frame nowhere.
+        if clock.shift != 0, !clock.holdsLeap {
+            guard let shifted = Int64(exactly: (time * 1e9).rounded()) else { return }
             sample.timestampNanoseconds = shifted
         }
         if !clock.holdsLeap, let regions = pipeline.consume(sample) { await publish(regions) }
@@ -557,7 +559,7 @@ package actor ScanSession {
         // A frame whose time is held is not searched either: a face found in it
         // would be placed at the time before the leap.
         if thumbnail == nil, sample.flags.contains(.thumbnail), !clock.holdsLeap, let source,
-           time - lastDetection >= Self.detectionInterval {
+           time - lastDetection >= Self.detectionInterval || time < lastDetection {
             thumbnail = await source.takeThumbnail()
         }
         // When this loop runs behind the camera (a slow machine) the newest
@@ -626,6 +628,14 @@ package actor ScanSession {
 
     private func advanceMeasurement(_ sample: FrameSample, at time: Double, pipeline: ScanPipeline) {
         guard var m = measurement else { return }
+        // Only a lone first frame that the next ones contradicted leaves the session's
+        // time behind it: a measurement begun there begins again now (it had one frame).
+        if let from = m.measuringFrom, time < from {
+            m.measuringFrom = time
+            m.firstFrame = nil
+            m.faceLastSeen = nil
+            pipeline.beginMeasurement(at: time)
+        }
         if pipeline.trackedFace != nil { m.faceLastSeen = time }
         if let from = m.measuringFrom {
             if time - (m.faceLastSeen ?? from) > limits.faceLostLimit {
@@ -638,8 +648,10 @@ package actor ScanSession {
                 return finishMeasurement(.success(pipeline.measuredFrames))
             }
         } else {
-            // A clock gone back starts the settling again from its new time.
-            let start = min(m.settleStart ?? time, time)
+            // Settling counts from the stream's origin at the earliest (a first frame the
+            // next ones contradicted, a bogus time, is not where it began), never from
+            // ahead of the session's time.
+            let start = min(max(m.settleStart ?? time, clock.origin ?? time), time)
             m.settleStart = start
             // A file has no controls to lock and no auto-exposure to wait for.
             let settled = input.isFile || sample.flags.contains(.controlsLocked) || time - start >= limits.settle

@@ -11,10 +11,12 @@
 /// where a glitch's next frame goes on from before it. So a leap is held for one
 /// frame, and the session's time stays where it was meanwhile.
 ///
-/// A step back that the next frame confirms is a clock reset, not time running
-/// back (a camera's clock never does): the session's time never goes back, so no
-/// frame already taken is lost and no measurement has to start again. The frames
-/// from the step on are shifted to go on one frame interval after the last one.
+/// A step back that the next frame confirms (behind as well, in the stream's
+/// cadence after the first: a pair of glitches seldom keeps it) is a clock reset,
+/// not time running back (a camera's clock never does): the session's time never
+/// goes back, so no frame already taken is lost and no measurement has to start
+/// again. The frames from the step on are shifted to go on one frame interval
+/// after the last one.
 package struct SessionClock: Sendable {
     /// A step ahead longer than this (seconds) waits for the next frame: a second
     /// of dropped frames (four intervals of a slower camera) is followed at once;
@@ -33,7 +35,7 @@ package struct SessionClock: Sendable {
     private var believed = 0
 
     /// The stream's first believed time, seconds: the session's readings count
-    /// from it. A first frame that only the frames after it contradict (a driver
+    /// from it. A first frame that the frames after it contradict (a driver
     /// stamping its first buffer 0, or stale) gives way to the leap they confirm.
     package private(set) var origin: Double?
 
@@ -48,7 +50,8 @@ package struct SessionClock: Sendable {
     }
 
     /// Takes the next frame's `time` (seconds, the camera's clock) and returns the
-    /// session's time after it; it never goes back.
+    /// session's time after it; it never goes back but from a lone first frame the
+    /// frames after it contradict.
     package mutating func advance(to time: Double) -> Double {
         var time = time + shift
         guard let now else {
@@ -57,15 +60,23 @@ package struct SessionClock: Sendable {
         }
         if let leap = held {
             held = nil
-            // Nearer the leap than the time before it: the frames go on from the
-            // leap, which was real (followed even when they come over a second apart).
-            if abs(time - leap) < abs(time - now) {
-                if leap > now {
+            if leap > now {
+                // Nearer the leap than the time before it: the frames go on from the
+                // leap, which was real (followed even when they come over a second apart).
+                if abs(time - leap) < abs(time - now) {
                     if believed == 1 { origin = leap }
                     return follow(time)
                 }
-                // The clock stepped back: the leap's frame (lost) would have been
-                // the next after `now`, and this one goes on from there.
+            } else if time <= now, time > leap, time - leap <= 2.5 * interval {
+                // Behind too, a frame or two after the leap: the clock stepped back.
+                // Past a lone first frame, that first time was the glitch: the stream
+                // starts again from the leap (the one time the session's goes back).
+                if believed == 1 {
+                    origin = leap
+                    return follow(time)
+                }
+                // The leap's frame (lost) would have been the next after `now`, and
+                // this one goes on from there.
                 let step = now + interval - leap
                 shift += step
                 time += step

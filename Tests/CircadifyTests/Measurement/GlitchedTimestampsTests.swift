@@ -1,4 +1,5 @@
 @testable import Circadify
+import Synchronization
 import Testing
 
 /// A replay whose frame times carry a driver's glitches is measured as if they were not
@@ -12,10 +13,17 @@ import Testing
         try await ReplayClip.render("still", seconds: 8, heartRate: 72)
     }
 
-    /// The frames a 6 s measurement of `clip` records with `times` as its frames' times.
-    private func measured(_ clip: ReplayClip, _ times: [Double]) async throws -> [SignalFrame] {
+    /// The frames a 6 s measurement of `clip` records with `times` as its frames' times
+    /// (the face found from the first thumbnail on, or from the second one `missingFirst`;
+    /// the times searched noted in `searches`).
+    private func measured(_ clip: ReplayClip, _ times: [Double], missingFirst: Bool = false,
+                          searches: Searches? = nil) async throws -> [SignalFrame] {
+        let plain = !missingFirst && searches == nil
         let session = ScanSession(.replay(path: clip.path, fps: 30, pace: .asFastAsProcessed),
-                                  mirrored: false, timestamps: times)
+                                  mirrored: false, timestamps: times, pipeline: { quality throws(CircadifyError) in
+            plain ? try ScanPipeline.withFaceDetector(quality: quality)
+                : try Self.detector(quality, missingFirst: missingFirst, searches: searches)
+        })
         try await session.start(forMeasurement: true)
         do {
             let frames = try await session.measure(duration: 6)
@@ -28,6 +36,33 @@ import Testing
     }
 
     private static let steady = (0..<240).map { Double($0) / 30 }
+
+    /// The times the face detector was asked to search a thumbnail at.
+    private final class Searches: Sendable {
+        private let times = Mutex([Double]())
+        func note(_ time: Double) { times.withLock { $0.append(time) } }
+        var all: [Double] { times.withLock { $0 } }
+    }
+
+    /// The face detector, noting each search in `searches`; with `missingFirst`, the
+    /// first thumbnail shows no face.
+    private static func detector(_ quality: QualityMonitor.Configuration, missingFirst: Bool,
+                                 searches: Searches?) throws(CircadifyError) -> ScanPipeline {
+        let detector: FaceDetector
+        do {
+            detector = try FaceDetector(maxWidth: ScanPipeline.thumbnailSide, maxHeight: ScanPipeline.thumbnailSide)
+        } catch {
+            throw .processingFailed(error.message)
+        }
+        let finder = FaceFinder(detector: detector)
+        var calls = 0
+        return ScanPipeline(quality: quality) { thumbnail, tracked, time throws(CoreError) in
+            calls += 1
+            searches?.note(time)
+            if missingFirst, calls == 1 { return FaceFinder.Result(found: [], carried: []) }
+            return try finder.find(in: thumbnail, tracked: tracked, at: time)
+        }
+    }
 
     /// `times` less those of `frames` (a frame's time is whole nanoseconds).
     private func dropping(_ frames: Range<Int>, from times: [Double]) -> [Double] {
@@ -101,6 +136,42 @@ import Testing
         #expect(!seen.isEmpty, "a followed measurement has live readings")
         // Timed from the stream's real start, the clip's 8 s; from the bogus 0, 5000 s more.
         #expect(seen.allSatisfy { $0 > 0 && $0 < 8 }, "live readings at \(seen) s")
+    }
+
+    @Test func aBogusFirstTimeIsMeasuredPast() async throws {
+        let clip = try await Self.render()
+        defer { clip.cleanUp() }
+        let clean = try await measured(clip, Self.steady)
+        // Far ahead: the face is found on that first frame, and the measurement begins
+        // there and again at the frames after it. At 0 before the camera's clock, with
+        // the face found only on the second thumbnail: the settling counts from the
+        // frames after it, not from 0 (5000 s of it would be over the face's 10 s wait).
+        for (first, offset, missing) in [(1e6, 0.0, false), (0, 5000, true)] {
+            let times = [first] + Self.steady.dropFirst().map { $0 + offset }
+            let frames = try await measured(clip, times, missingFirst: missing)
+            let label = "first frame at \(first), then +\(offset) s"
+            #expect(abs(frames.count - clean.count) <= 3, "\(label): \(frames.count) frames, clean \(clean.count)")
+            #expect(frames.allSatisfy { $0.time > offset && $0.time < offset + 8 }, "\(label): \(frames.map(\.time))")
+            #expect(zip(frames, frames.dropFirst()).allSatisfy { abs($1.time - $0.time - 1.0 / 30) < 1e-6 },
+                    "\(label): in step")
+        }
+    }
+
+    @Test func aHeldFrameIsNotSearchedForFaces() async throws {
+        let clip = try await Self.render()
+        defer { clip.cleanUp() }
+        // The camera stops for 1.5 s after frame 89, whose time is 0.1 s after frame 87's
+        // search: frame 90 brings a thumbnail due for a search, but its time is held.
+        var times = Self.steady
+        times[88] = times[87] + 0.05
+        times[89] = times[87] + 0.1
+        for i in 90..<times.count { times[i] += 1.5 }
+        let searches = Searches()
+        _ = try await measured(clip, times, searches: searches)
+        let searched = searches.all
+        #expect(searched.contains { abs($0 - times[87]) < 1e-6 }, "frame 87 was searched: \(searched)")
+        #expect(!searched.contains { abs($0 - times[89]) < 1e-6 }, "nothing at the held frame's time: \(searched)")
+        #expect(searched.contains { $0 > times[90] }, "searched again after the stall: \(searched)")
     }
 
     @Test func aRealStallIsFollowedLosingOneFrame() async throws {

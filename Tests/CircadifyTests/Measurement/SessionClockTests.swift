@@ -69,6 +69,16 @@ struct SessionClockTests {
         #expect(clocked([0, 7, 7.5], frameInterval: 1.5) == [0, 0, 7.5], "four of its intervals are still a leap")
     }
 
+    @Test func twoFramesBehindOutOfStepAreGlitchesNotAStep() {
+        var times = (0..<60).map { 100 + Double($0) / 30 }
+        times[20] = 50
+        times[21] = 50.5
+        var expected = times
+        expected[20] = times[19]
+        expected[21] = times[19]
+        #expect(clocked(times) == expected)
+    }
+
     @Test func aLoneFrameStampedALittleBehindIsLeftOut() {
         #expect(clocked([10, 10.1, 9.95, 10.2]) == [10, 10.1, 10.1, 10.2], "0.15 s back, then on: a glitch")
         #expect(clocked([10, 10.1, 10.099, 10.133]) == [10, 10.1, 10.1, 10.133], "1 ms back, then on: a glitch")
@@ -78,7 +88,8 @@ struct SessionClockTests {
     @Test func theSessionTimeNeverGoesBack() {
         // Steps back and forth, glitches and resets: whatever the camera says.
         var generator = SeededRandom(seed: 7)
-        var camera = 50.0, times: [Double] = []
+        // Two frames in step first: only a lone first frame may be taken back.
+        var camera = 50 + 1.0 / 30, times = [50, camera]
         for _ in 0..<2000 {
             switch generator.next() % 20 {
             case 0: camera -= Double(generator.next() % 1000) / 100 // a reset back, up to 10 s
@@ -101,13 +112,24 @@ struct SessionClockTests {
         #expect(clock.origin == times[1], "the stream starts at the leap the frames confirmed")
     }
 
-    @Test func aFirstTimeFarAheadIsCarriedOnFrom() {
+    @Test func aFirstTimeFarAheadGivesWayToTheFramesAfterIt() {
         let times = [1e6] + (1..<30).map { 100 + Double($0) / 30 }
         var clock = SessionClock()
         let clocked = times.map { clock.advance(to: $0) }
         #expect(clocked[1] == 1e6, "the step back is held")
-        #expect(abs(clocked[29] - (1e6 + 29.0 / 30)) < 1e-6, "then the frames go on from the first: \(clocked[29])")
-        #expect(clock.origin == 1e6)
+        #expect(Array(clocked[2...]) == Array(times[2...]), "then the frames are followed")
+        #expect(clock.origin == times[1])
+    }
+
+    @Test func aStepBackOfAFewFramesLosesOneFrame() {
+        let before = (0..<30).map { 100 + Double($0) / 30 }
+        for intervals in [1.0, 1.5, 2, 2.5, 3, 10] {
+            let after = (0..<30).map { before[29] + (1 - intervals + Double($0)) / 30 }
+            let clock = clocked(before + after)
+            let pairs = zip(clock, clock.dropFirst())
+            #expect(pairs.allSatisfy { $0 <= $1 }, "\(intervals) intervals back: never back")
+            #expect(pairs.filter { $0 == $1 }.count == 1, "\(intervals) intervals back: one frame lost, \(clock.suffix(32))")
+        }
     }
 
     @Test func aStallAfterTheFirstFramesKeepsTheirOrigin() {
