@@ -12,7 +12,8 @@
 /// frame, and the session's time stays where it was meanwhile.
 ///
 /// A step back that the next frame confirms (behind as well, in the stream's
-/// cadence after the first: a pair of glitches seldom keeps it) is a clock reset,
+/// cadence after the first: a pair of glitches seldom keeps it; or a third frame
+/// behind in a row) is a clock reset,
 /// not time running back (a camera's clock never does): the session's time never
 /// goes back, so no frame already taken is lost and no measurement has to start
 /// again. The frames from the step on are shifted to go on one frame interval
@@ -33,6 +34,11 @@ package struct SessionClock: Sendable {
     package private(set) var shift = 0.0
     /// Frames believed so far, up to 2: whether the first one stands alone.
     private var believed = 0
+    /// The last step between two frames followed in turn, seconds: the cadence a
+    /// camera slower than it says (auto-exposure in the dark) really keeps.
+    private var cadence = 0.0
+    /// Frames held in a row behind the session's time, each after the one before.
+    private var behind = 0
 
     /// The stream's first believed time, seconds: the session's readings count
     /// from it. A first frame that the frames after it contradict (a driver
@@ -61,29 +67,39 @@ package struct SessionClock: Sendable {
         if let leap = held {
             held = nil
             if leap > now {
+                behind = 0
                 // Nearer the leap than the time before it: the frames go on from the
                 // leap, which was real (followed even when they come over a second apart).
                 if abs(time - leap) < abs(time - now) {
                     if believed == 1 { origin = leap }
                     return follow(time)
                 }
-            } else if time <= now, time > leap, time - leap <= 2.5 * interval {
-                // Behind too, a frame or two after the leap: the clock stepped back.
-                // Past a lone first frame, that first time was the glitch: the stream
-                // starts again from the leap (the one time the session's goes back).
-                if believed == 1 {
-                    origin = leap
-                    return follow(time)
+            } else if time <= now, time > leap {
+                // Behind too and on from the leap: the clock stepped back. Believed at
+                // once when this frame comes in the stream's cadence after the leap, or
+                // else at the third frame behind in a row (a pair of glitches seldom
+                // does either; a camera slower than its cadence still gets there).
+                if time - leap <= 2.5 * max(interval, cadence) || behind >= 2 {
+                    behind = 0
+                    // Past a lone first frame, that first time was the glitch: the stream
+                    // starts again from the leap (the one time the session's goes back).
+                    if believed == 1 {
+                        origin = leap
+                        return follow(time)
+                    }
+                    // The leap's frame (lost) would have been the next after `now`, and
+                    // this one goes on from there.
+                    let step = now + interval - leap
+                    shift += step
+                    time += step
                 }
-                // The leap's frame (lost) would have been the next after `now`, and
-                // this one goes on from there.
-                let step = now + interval - leap
-                shift += step
-                time += step
+            } else {
+                behind = 0
             }
             // Otherwise the leap was one frame's glitch; this frame is judged on its own.
         }
         if time - now > aheadLimit || time < now {
+            behind = time < now ? behind + 1 : 0
             held = time
             return now
         }
@@ -91,8 +107,10 @@ package struct SessionClock: Sendable {
     }
 
     private mutating func follow(_ time: Double) -> Double {
+        if let now, time > now, time - now <= aheadLimit { cadence = time - now }
         now = time
         believed = min(believed + 1, 2)
+        behind = 0
         return time
     }
 }

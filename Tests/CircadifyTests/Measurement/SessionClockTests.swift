@@ -69,6 +69,29 @@ struct SessionClockTests {
         #expect(clocked([0, 7, 7.5], frameInterval: 1.5) == [0, 0, 7.5], "four of its intervals are still a leap")
     }
 
+    @Test func aCameraSlowerThanItSaysIsCarriedOnAfterAStepBack() {
+        // 10 frames a second from a camera that says 30 (auto-exposure in the dark).
+        let before = (0..<30).map { 100 + Double($0) / 10 }
+        let after = (0..<30).map { before[29] - 3600 + Double($0) / 10 }
+        let clock = clocked(before + after)
+        #expect(zip(clock, clock.dropFirst()).allSatisfy { $0 <= $1 }, "never back")
+        #expect(zip(clock, clock.dropFirst()).filter { $0 == $1 }.count == 1, "one frame lost: \(clock.suffix(31))")
+        #expect(clock.last ?? 0 > before[29] + 2.5, "and the time goes on")
+    }
+
+    @Test func framesBehindOutOfStepAreBelievedAtTheThird() {
+        // After the step the frames come 0.3-0.5 s apart, out of any cadence seen before.
+        let before = (0..<30).map { 100 + Double($0) / 30 }
+        var after = [before[29] - 50]
+        for gap in [0.3, 0.5, 0.4, 0.3, 0.5, 0.4] { after.append((after.last ?? 0) + gap) }
+        let clock = clocked(before + after)
+        #expect(zip(clock, clock.dropFirst()).allSatisfy { $0 <= $1 }, "never back")
+        #expect(Array(clock[30...31]) == [before[29], before[29]], "two held: \(clock.suffix(8))")
+        // The second one held goes one interval after the last time, the third 0.5 s after it.
+        #expect(abs(clock[32] - (before[29] + 1.0 / 30 + 0.5)) < 1e-9, "then followed: \(clock.suffix(8))")
+        #expect(zip(clock[32...], clock[33...]).allSatisfy { $0 < $1 }, "and on: \(clock.suffix(8))")
+    }
+
     @Test func twoFramesBehindOutOfStepAreGlitchesNotAStep() {
         var times = (0..<60).map { 100 + Double($0) / 30 }
         times[20] = 50
