@@ -628,8 +628,9 @@ package actor ScanSession {
 
     private func advanceMeasurement(_ sample: FrameSample, at time: Double, pipeline: ScanPipeline) {
         guard var m = measurement else { return }
-        // Only a lone first frame that the next ones contradicted leaves the session's
-        // time behind it: a measurement begun there begins again now (it had one frame).
+        // Only a lone frame that the next ones contradicted (the first, or one stamped
+        // a little ahead) leaves the session's time behind it: a measurement begun
+        // there begins again now (it had that one frame).
         if let from = m.measuringFrom, time < from {
             m.measuringFrom = time
             m.firstFrame = nil

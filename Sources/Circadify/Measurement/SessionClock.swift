@@ -15,8 +15,9 @@
 /// cadence after the first: a pair of glitches seldom keeps it; or a third frame
 /// behind in a row) is a clock reset,
 /// not time running back (a camera's clock never does): the session's time never
-/// goes back, so no frame already taken is lost and no measurement has to start
-/// again. The frames from the step on are shifted to go on one frame interval
+/// goes back (but over one lone frame stamped ahead: the first, or one within a
+/// second of the time), so no frame already taken is lost and no measurement has
+/// to start again. The frames from the step on are shifted to go on one frame interval
 /// after the last one.
 package struct SessionClock: Sendable {
     /// A step ahead longer than this (seconds) waits for the next frame: a second
@@ -39,6 +40,10 @@ package struct SessionClock: Sendable {
     private var cadence = 0.0
     /// Frames held in a row behind the session's time, each after the one before.
     private var behind = 0
+    /// The session's time before the last frame followed.
+    private var previous: Double?
+    /// The shift the last frame added, undone when the next frame goes on from before it.
+    private var lastStep: Double?
 
     /// The stream's first believed time, seconds: the session's readings count
     /// from it. A first frame that the frames after it contradict (a driver
@@ -56,13 +61,23 @@ package struct SessionClock: Sendable {
     }
 
     /// Takes the next frame's `time` (seconds, the camera's clock) and returns the
-    /// session's time after it; it never goes back but from a lone first frame the
-    /// frames after it contradict.
+    /// session's time after it. It never goes back but over one lone frame the frames
+    /// after it contradict: the first, or one stamped a little ahead.
     package mutating func advance(to time: Double) -> Double {
         var time = time + shift
         guard let now else {
             origin = time
             return follow(time)
+        }
+        // Frames stamped behind in step with each other (a driver using another clock
+        // for two buffers) look like a step back; the frame after them, back on the
+        // time before, shows they were not: the shift they made is taken back.
+        if let step = lastStep {
+            lastStep = nil
+            if time - step > now, time - step <= now + aheadLimit {
+                shift -= step
+                time -= step
+            }
         }
         if let leap = held {
             held = nil
@@ -82,16 +97,23 @@ package struct SessionClock: Sendable {
                 if time - leap <= 2.5 * max(interval, cadence) || behind >= 2 {
                     behind = 0
                     // Past a lone first frame, that first time was the glitch: the stream
-                    // starts again from the leap (the one time the session's goes back).
+                    // starts again from the leap (the session's time goes back over that frame).
                     if believed == 1 {
                         origin = leap
                         return follow(time)
                     }
+                    // After the time before the last frame, followed as a step of under a
+                    // second: that last one was the lone glitch (stamped a little ahead),
+                    // and the time goes back over it alone.
+                    if let previous, time > previous, now - previous <= aheadLimit { return follow(time) }
                     // The leap's frame (lost) would have been the next after `now`, and
-                    // this one goes on from there.
-                    let step = now + interval - leap
+                    // this one goes on from there (or goes on at once, when the camera
+                    // stalled after the leap: it is not held a second time).
+                    let anchor = time - leap + interval > aheadLimit ? time : leap
+                    let step = now + interval - anchor
                     shift += step
                     time += step
+                    lastStep = step
                 }
             } else {
                 behind = 0
@@ -108,6 +130,7 @@ package struct SessionClock: Sendable {
 
     private mutating func follow(_ time: Double) -> Double {
         if let now, time > now, time - now <= aheadLimit { cadence = time - now }
+        previous = now
         now = time
         believed = min(believed + 1, 2)
         behind = 0
