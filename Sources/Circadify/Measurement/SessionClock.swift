@@ -13,12 +13,11 @@
 ///
 /// A step back that the next frame confirms (behind as well, in the stream's
 /// cadence after the first: a pair of glitches seldom keeps it; or a third frame
-/// behind in a row) is a clock reset,
-/// not time running back (a camera's clock never does): the session's time never
-/// goes back (but over one lone frame stamped ahead: the first, or one within a
-/// second of the time), so no frame already taken is lost and no measurement has
-/// to start again. The frames from the step on are shifted to go on one frame interval
-/// after the last one.
+/// behind in a row) is a clock reset, not time running back (a camera's clock
+/// never does). The frames from the step on are shifted to go on one frame
+/// interval after the last one, so no frame already taken is lost and no
+/// measurement has to start again: the session's time never goes back, but over
+/// one lone frame stamped ahead (the first, or one within a second of the time).
 package struct SessionClock: Sendable {
     /// A step ahead longer than this (seconds) waits for the next frame: a second
     /// of dropped frames (four intervals of a slower camera) is followed at once;
