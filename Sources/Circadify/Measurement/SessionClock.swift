@@ -32,14 +32,13 @@ package struct SessionClock: Sendable {
     private var held: Double?
     /// Added to the camera's times since its clock stepped back, seconds.
     package private(set) var shift = 0.0
-    /// Frames believed so far, up to 2: whether the first one stands alone.
-    private var believed = 0
     /// The last step between two frames followed in turn, seconds: the cadence a
     /// camera slower than it says (auto-exposure in the dark) really keeps.
     private var cadence = 0.0
     /// Frames held in a row behind the session's time, each after the one before.
     private var behind = 0
-    /// The session's time before the last frame followed.
+    /// The session's time before the last frame followed; nil while the first one
+    /// followed stands alone.
     private var previous: Double?
     /// The shift the last frame added, undone when the next frame goes on from before it.
     private var lastStep: Double?
@@ -85,7 +84,7 @@ package struct SessionClock: Sendable {
                 // Nearer the leap than the time before it: the frames go on from the
                 // leap, which was real (followed even when they come over a second apart).
                 if abs(time - leap) < abs(time - now) {
-                    if believed == 1 { origin = leap }
+                    if previous == nil { origin = leap }
                     return follow(time)
                 }
             } else if time <= now, time > leap {
@@ -97,7 +96,7 @@ package struct SessionClock: Sendable {
                     behind = 0
                     // Past a lone first frame, that first time was the glitch: the stream
                     // starts again from the leap (the session's time goes back over that frame).
-                    if believed == 1 {
+                    if previous == nil {
                         origin = leap
                         return follow(time)
                     }
@@ -131,7 +130,6 @@ package struct SessionClock: Sendable {
         if let now, time > now, time - now <= aheadLimit { cadence = time - now }
         previous = now
         now = time
-        believed = min(believed + 1, 2)
         behind = 0
         return time
     }
