@@ -189,6 +189,52 @@ import Testing
         #expect(ccore_jpeg_peek_size(dec, tables, tables.count, &w, &h) == CCORE_E_CORRUPT)
     }
 
+    /// Many UVC cameras send MJPEG frames without a DHT segment: the stream relies on the standard
+    /// Huffman tables of JPEG's Annex K (the AVI1 convention). Such a frame must decode exactly as
+    /// the same frame with its tables, at every scale the camera path uses.
+    @Test(arguments: [UInt32(1), 2])
+    func uvcFramesWithoutHuffmanTablesDecodeAsWithThem(scale: UInt32) throws {
+        let rgb = TestScenes.faceRGB(width: Self.width, height: Self.height)
+        let jpeg = TestScenes.jpeg(rgb: rgb, width: Self.width, height: Self.height, quality: 90)
+        let bare = try Self.withoutHuffmanTables(jpeg)
+        #expect(bare.count < jpeg.count - 400, "the four standard tables are gone (\(jpeg.count) -> \(bare.count) bytes)")
+        // A fresh decoder for each: libjpeg keeps the tables of the last image it read, so a
+        // decoder that had seen the tables would pass without the standard ones.
+        func planes(_ data: [UInt8]) throws -> [[UInt8]] {
+            let dec = try Self.decoder()
+            defer { ccore_jpeg_destroy(dec) }
+            var image = ccore_image()
+            let rc = ccore_jpeg_decode(dec, data, data.count, scale, &image)
+            try #require(rc == 0, "decode failed: \(String(cString: ccore_jpeg_error_message(dec)))")
+            let chroma = (Int(image.width) + 1) / 2, chromaRows = (Int(image.height) + 1) / 2
+            return [(image.plane0, image.stride0, Int(image.width), Int(image.height)),
+                    (image.plane1, image.stride1, chroma, chromaRows),
+                    (image.plane2, image.stride2, chroma, chromaRows)].map { base, stride, width, rows in
+                guard let base else { return [] }
+                return (0..<rows).flatMap { y in (0..<width).map { x in base[y * Int(stride) + x] } }
+            }
+        }
+        let without = try planes(bare), withTables = try planes(jpeg)
+        #expect(withTables.allSatisfy { !$0.isEmpty })
+        #expect(without == withTables)
+    }
+
+    /// `jpeg` with its DHT segments removed (everything before the scan is walked marker by marker).
+    static func withoutHuffmanTables(_ jpeg: [UInt8]) throws -> [UInt8] {
+        var out: [UInt8] = [0xFF, 0xD8]
+        var at = 2
+        while at + 4 <= jpeg.count {
+            try #require(jpeg[at] == 0xFF, "a marker at \(at)")
+            let marker = jpeg[at + 1]
+            if marker == 0xDA { return out + jpeg[at...] }  // start of scan: the rest is entropy-coded data
+            let length = Int(jpeg[at + 2]) << 8 | Int(jpeg[at + 3])
+            if marker != 0xC4 { out += jpeg[at..<(at + 2 + length)] }
+            at += 2 + length
+        }
+        Issue.record("no start of scan")
+        return out
+    }
+
     @Test func scaleFollowsTheSmallestRegion() {
         // 1280 px wide, ROI 10% wide = 128 px: 1/8 leaves 16 px.
         #expect(ccore_jpeg_choose_scale(1280, 0.1, 16) == 8)
