@@ -219,6 +219,25 @@ import Testing
         #expect(without == withTables)
     }
 
+    /// A driver that leaves `bytesused` at the buffer's size (or 0, read as the whole buffer) hands
+    /// over the frame with the rest of the buffer after its end-of-image marker: the frame decodes
+    /// as it would alone.
+    @Test func aFrameFollowedByTheRestOfItsBufferDecodesAsAlone() throws {
+        let rgb = TestScenes.faceRGB(width: Self.width, height: Self.height)
+        let jpeg = TestScenes.jpeg(rgb: rgb, width: Self.width, height: Self.height)
+        let padded = jpeg + [UInt8](repeating: 0, count: 64 * 1024) + [0xFF, 0xD8, 0xFF]
+        let dec = try Self.decoder()
+        defer { ccore_jpeg_destroy(dec) }
+        func luma(_ data: [UInt8]) throws -> [UInt8] {
+            var image = ccore_image()
+            try #require(ccore_jpeg_decode(dec, data, data.count, 1, &image) == 0,
+                         "decode failed: \(String(cString: ccore_jpeg_error_message(dec)))")
+            let base = try #require(image.plane0)
+            return (0..<Int(image.height)).flatMap { y in (0..<Int(image.width)).map { base[y * Int(image.stride0) + $0] } }
+        }
+        #expect(try luma(padded) == luma(jpeg))
+    }
+
     /// `jpeg` with its DHT segments removed (everything before the scan is walked marker by marker).
     static func withoutHuffmanTables(_ jpeg: [UInt8]) throws -> [UInt8] {
         var out: [UInt8] = [0xFF, 0xD8]
