@@ -200,22 +200,13 @@ import Testing
         #expect(bare.count < jpeg.count - 400, "the four standard tables are gone (\(jpeg.count) -> \(bare.count) bytes)")
         // A fresh decoder for each: libjpeg keeps the tables of the last image it read, so a
         // decoder that had seen the tables would pass without the standard ones.
-        func planes(_ data: [UInt8]) throws -> [[UInt8]] {
+        func fresh(_ data: [UInt8]) throws -> [[UInt8]] {
             let dec = try Self.decoder()
             defer { ccore_jpeg_destroy(dec) }
-            var image = ccore_image()
-            let rc = ccore_jpeg_decode(dec, data, data.count, scale, &image)
-            try #require(rc == 0, "decode failed: \(String(cString: ccore_jpeg_error_message(dec)))")
-            let chroma = (Int(image.width) + 1) / 2, chromaRows = (Int(image.height) + 1) / 2
-            return [(image.plane0, image.stride0, Int(image.width), Int(image.height)),
-                    (image.plane1, image.stride1, chroma, chromaRows),
-                    (image.plane2, image.stride2, chroma, chromaRows)].map { base, stride, width, rows in
-                guard let base else { return [] }
-                return (0..<rows).flatMap { y in (0..<width).map { x in base[y * Int(stride) + x] } }
-            }
+            return try Self.decodedPlanes(data, scale: scale, with: dec)
         }
-        let without = try planes(bare), withTables = try planes(jpeg)
-        #expect(withTables.allSatisfy { !$0.isEmpty })
+        let without = try fresh(bare), withTables = try fresh(jpeg)
+        #expect(withTables.count == 3 && withTables.allSatisfy { !$0.isEmpty })
         #expect(without == withTables)
     }
 
@@ -228,14 +219,23 @@ import Testing
         let padded = jpeg + [UInt8](repeating: 0, count: 64 * 1024) + [0xFF, 0xD8, 0xFF]
         let dec = try Self.decoder()
         defer { ccore_jpeg_destroy(dec) }
-        func luma(_ data: [UInt8]) throws -> [UInt8] {
-            var image = ccore_image()
-            try #require(ccore_jpeg_decode(dec, data, data.count, 1, &image) == 0,
-                         "decode failed: \(String(cString: ccore_jpeg_error_message(dec)))")
-            let base = try #require(image.plane0)
-            return (0..<Int(image.height)).flatMap { y in (0..<Int(image.width)).map { base[y * Int(image.stride0) + $0] } }
+        let alone = try Self.decodedPlanes(jpeg, with: dec)
+        #expect(try Self.decodedPlanes(padded, with: dec) == alone)
+    }
+
+    /// The pixels of each plane `data` decodes to, row by row without the rows' padding.
+    static func decodedPlanes(_ data: [UInt8], scale: UInt32 = 1, with dec: OpaquePointer) throws -> [[UInt8]] {
+        var image = ccore_image()
+        let rc = ccore_jpeg_decode(dec, data, data.count, scale, &image)
+        try #require(rc == 0, "decode failed: \(String(cString: ccore_jpeg_error_message(dec)))")
+        try #require(image.format == CCORE_PIXEL_YUV420, "a 4:2:0 JPEG")
+        let chroma = (Int(image.width) + 1) / 2, chromaRows = (Int(image.height) + 1) / 2
+        return [(image.plane0, image.stride0, Int(image.width), Int(image.height)),
+                (image.plane1, image.stride1, chroma, chromaRows),
+                (image.plane2, image.stride2, chroma, chromaRows)].map { base, stride, width, rows in
+            guard let base else { return [] }
+            return (0..<rows).flatMap { y in (0..<width).map { x in base[y * Int(stride) + x] } }
         }
-        #expect(try luma(padded) == luma(jpeg))
     }
 
     /// `jpeg` with its DHT segments removed (everything before the scan is walked marker by marker).
