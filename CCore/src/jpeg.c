@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +40,32 @@ typedef struct {
 /* Rows of one component in one iMCU row: v_samp_factor (at most 4) x DCT_scaled_size (at most 8). */
 #define MAX_GROUP_ROWS (MAX_SAMP_FACTOR * DCTSIZE)
 
+/* libjpeg gets its working memory for each image (its JPOOL_IMAGE: Huffman lookup
+ * tables, the MCU buffer, about 17 KB) from malloc and gives it back at the
+ * image's end: two heap allocations, and malloc's lock, on every frame of the
+ * capture thread. Its memory manager is a table of methods, so the decoder puts
+ * its own in front: image-lifetime requests are served from one block the
+ * decoder owns and reset between images; everything else (the permanent pool,
+ * the whole-image arrays of progressive and multi-scan JPEGs) and whatever does
+ * not fit still goes to libjpeg's allocator. Between images the block grows to
+ * what the last image asked for, so from the first frame of a size on nothing
+ * is allocated. */
+typedef struct {
+    struct jpeg_memory_mgr libjpeg; /* libjpeg's own methods */
+    uint8_t *block;
+    size_t size, used;
+    size_t asked; /* this image's requests, served from the block or not */
+} image_pool;
+
+/* libjpeg-turbo aligns its objects to 32 bytes (AVX2) and pads sample rows to 64. */
+#define POOL_ALIGN 64
+/* A camera frame's image pool takes about 17 KB; a hostile frame that asks for more
+ * than this is served by libjpeg as before, and the block does not keep it. */
+#define POOL_MAX ((size_t)1 << 20)
+
 struct ccore_jpeg {
-    struct jpeg_decompress_struct d;
+    struct jpeg_decompress_struct d; /* first: libjpeg's callbacks get a pointer to it */
+    image_pool pool;
     decoder_errors errors;
     const char *stage; /* what was being read when an error jumped back */
     uint32_t max_width, max_height;
@@ -63,6 +88,90 @@ static void on_message(j_common_ptr cinfo, int level) {
     if (level >= 0 || cinfo->err->msg_code == JWRN_EXTRANEOUS_DATA || e->damaged) return;
     e->damaged = 1;
     (*cinfo->err->format_message)(cinfo, e->warning);
+}
+
+static image_pool *pool_of(j_common_ptr cinfo) { return &((ccore_jpeg *)(void *)cinfo)->pool; }
+
+static size_t pool_round(size_t n) { return (n + POOL_ALIGN - 1) / POOL_ALIGN * POOL_ALIGN; }
+
+/* `bytes` of the block, or NULL when it has no room; either way the request
+ * counts toward the block's next size. */
+static uint8_t *pool_take(image_pool *p, size_t bytes) {
+    if (bytes > SIZE_MAX / 4) return NULL; /* libjpeg's own allocator refuses it */
+    bytes = pool_round(bytes);
+    p->asked += bytes;
+    if (bytes > p->size - p->used) return NULL;
+    uint8_t *at = p->block + p->used;
+    p->used += bytes;
+    return at;
+}
+
+static void *pool_alloc_small(j_common_ptr cinfo, int pool_id, size_t bytes) {
+    image_pool *p = pool_of(cinfo);
+    void *at = pool_id == JPOOL_IMAGE ? pool_take(p, bytes) : NULL;
+    return at ? at : p->libjpeg.alloc_small(cinfo, pool_id, bytes);
+}
+
+static void *pool_alloc_large(j_common_ptr cinfo, int pool_id, size_t bytes) {
+    image_pool *p = pool_of(cinfo);
+    void *at = pool_id == JPOOL_IMAGE ? pool_take(p, bytes) : NULL;
+    return at ? at : p->libjpeg.alloc_large(cinfo, pool_id, bytes);
+}
+
+/* Rows of `row_bytes` each behind an index of `rows` pointers, all from the
+ * block; NULL when it has no room. Sizes are bounded first: a frame is at most
+ * 8192 pixels wide and libjpeg asks for a few rows at a time. */
+static void **pool_rows(image_pool *p, size_t row_bytes, size_t rows) {
+    if (row_bytes > ((size_t)1 << 24) || rows > ((size_t)1 << 16)) return NULL;
+    size_t index = pool_round(rows * sizeof(void *));
+    uint8_t *at = pool_take(p, index + row_bytes * rows);
+    if (!at) return NULL;
+    void **array = (void **)(void *)at;
+    for (size_t r = 0; r < rows; r++) array[r] = at + index + r * row_bytes;
+    return array;
+}
+
+static JSAMPARRAY pool_alloc_sarray(j_common_ptr cinfo, int pool_id, JDIMENSION samples, JDIMENSION rows) {
+    image_pool *p = pool_of(cinfo);
+    void **at = pool_id == JPOOL_IMAGE ? pool_rows(p, pool_round((size_t)samples * sizeof(JSAMPLE)), rows) : NULL;
+    return at ? (JSAMPARRAY)at : p->libjpeg.alloc_sarray(cinfo, pool_id, samples, rows);
+}
+
+static JBLOCKARRAY pool_alloc_barray(j_common_ptr cinfo, int pool_id, JDIMENSION blocks, JDIMENSION rows) {
+    image_pool *p = pool_of(cinfo);
+    void **at = pool_id == JPOOL_IMAGE ? pool_rows(p, (size_t)blocks * sizeof(JBLOCK), rows) : NULL;
+    return at ? (JBLOCKARRAY)at : p->libjpeg.alloc_barray(cinfo, pool_id, blocks, rows);
+}
+
+/* At an image's end (finished or abandoned): the block is free again, and grows
+ * if the image asked for more than it held, up to POOL_MAX. A failed growth keeps
+ * the old one. */
+static void pool_free(j_common_ptr cinfo, int pool_id) {
+    image_pool *p = pool_of(cinfo);
+    p->libjpeg.free_pool(cinfo, pool_id);
+    if (pool_id != JPOOL_IMAGE) return;
+    size_t wanted = p->asked < POOL_MAX ? p->asked : POOL_MAX;
+    if (wanted > p->size) {
+        size_t size = (wanted + 4095) / 4096 * 4096;
+        void *block = NULL;
+        if (posix_memalign(&block, POOL_ALIGN, size) == 0) {
+            free(p->block);
+            p->block = block;
+            p->size = size;
+        }
+    }
+    p->used = p->asked = 0;
+}
+
+/* Puts the pool's methods in front of libjpeg's, after jpeg_create_decompress. */
+static void pool_install(ccore_jpeg *jpeg) {
+    struct jpeg_memory_mgr *mem = jpeg->d.mem;
+    jpeg->pool.libjpeg = *mem;
+    mem->alloc_small = pool_alloc_small;
+    mem->alloc_large = pool_alloc_large;
+    mem->alloc_sarray = pool_alloc_sarray;
+    mem->alloc_barray = pool_alloc_barray;
+    mem->free_pool = pool_free;
 }
 
 /* Bytes the planes of a frame of up to w x h take at scale 1, in any supported
@@ -96,6 +205,7 @@ int ccore_jpeg_create(uint32_t max_width, uint32_t max_height, ccore_jpeg **out)
         return -ENOMEM;
     }
     jpeg_create_decompress(&jpeg->d);
+    pool_install(jpeg);
     *out = jpeg;
     return 0;
 }
@@ -103,6 +213,7 @@ int ccore_jpeg_create(uint32_t max_width, uint32_t max_height, ccore_jpeg **out)
 void ccore_jpeg_destroy(ccore_jpeg *jpeg) {
     if (!jpeg) return;
     jpeg_destroy_decompress(&jpeg->d);
+    free(jpeg->pool.block);
     free(jpeg->planes);
     free(jpeg);
 }

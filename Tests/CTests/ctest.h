@@ -62,6 +62,7 @@ void test_jpeg_scaled_decode(void);
 void test_jpeg_corrupt(void);
 void test_jpeg_matches_turbojpeg(void);
 void test_jpeg_partial_decode(void);
+void test_jpeg_steady_decodes_allocate_nothing(void);
 void test_roi_means_and_skin_mask(void);
 void test_processor_sample_and_thumbnail(void);
 void test_processor_gaps_and_flags(void);

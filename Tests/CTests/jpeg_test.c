@@ -7,6 +7,7 @@
 #include "ccore/error.h"
 #include "ccore/jpeg.h"
 #include "ccore/roi.h"
+#include "alloc_count.h"
 #include "ctest.h"
 
 #define W 128
@@ -106,6 +107,41 @@ void test_jpeg_corrupt(void) {
     /* After the failures the decoder still decodes a good frame. */
     CHECK_INT(ccore_jpeg_decode(dec, jpeg, size, 1, &img), 0);
     CHECK_INT(ccore_jpeg_create(CCORE_MAX_FRAME_SIDE + 1, 16, &(ccore_jpeg *){NULL}), -E2BIG);
+    ccore_jpeg_destroy(dec);
+    free(jpeg);
+}
+
+/* Decoding allocates nothing once the decoder has seen a frame of the size: libjpeg's
+ * working memory for each image comes from the decoder's block. Counted by the allocator
+ * the benchmark interposes (Tools/bench/ccore-bench/alloc_count.c, linked into this
+ * runner), over every scale, a partial decode and a failed one. */
+void test_jpeg_steady_decodes_allocate_nothing(void) {
+    uint8_t *jpeg = NULL;
+    size_t size = 0;
+    REQUIRE(encode(&jpeg, &size) == 0);
+    ccore_jpeg *dec = NULL;
+    REQUIRE(ccore_jpeg_create(640, 480, &dec) == 0);
+    ccore_image img;
+    alloc_report first, steady;
+    alloc_count_reset();
+    alloc_count_on();
+    CHECK_INT(ccore_jpeg_decode(dec, jpeg, size, 1, &img), 0);
+    alloc_count_off();
+    alloc_count_read(&first);
+    alloc_count_reset();
+    alloc_count_on();
+    for (uint32_t i = 0; i < 16; i++) CHECK_INT(ccore_jpeg_decode(dec, jpeg, size, 1u << (i % 4), &img), 0);
+    const ccore_jpeg_rows part = {.luma_bottom = 0.5f, .colour_top = 0.2f, .colour_bottom = 0.4f};
+    CHECK_INT(ccore_jpeg_decode_part(dec, jpeg, size, 2, &part, &img), 0);
+    CHECK_INT(ccore_jpeg_decode(dec, jpeg, 40, 1, &img), CCORE_E_CORRUPT);
+    CHECK_INT(ccore_jpeg_decode(dec, jpeg, size, 1, &img), 0);
+    alloc_count_off();
+    alloc_count_read(&steady);
+    /* The first frame: libjpeg's own allocations, then the block that serves the rest. */
+    CHECK(first.allocations >= 1);
+    CHECK_INT(steady.allocations, 0);
+    CHECK_INT(steady.frees, 0);
+    check_blocks(&img);
     ccore_jpeg_destroy(dec);
     free(jpeg);
 }
