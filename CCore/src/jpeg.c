@@ -40,16 +40,19 @@ typedef struct {
 /* Rows of one component in one iMCU row: v_samp_factor (at most 4) x DCT_scaled_size (at most 8). */
 #define MAX_GROUP_ROWS (MAX_SAMP_FACTOR * DCTSIZE)
 
-/* libjpeg gets its working memory for each image (its JPOOL_IMAGE: Huffman lookup
- * tables, the MCU buffer, about 17 KB) from malloc and gives it back at the
+/* libjpeg gets its working memory for each image (its JPOOL_IMAGE: the
+ * component table, the Huffman lookup tables, the MCU buffer, about 11 KB in
+ * raw-data decoding at any frame size) from malloc and gives it back at the
  * image's end: two heap allocations, and malloc's lock, on every frame of the
  * capture thread. Its memory manager is a table of methods, so the decoder puts
- * its own in front: image-lifetime requests are served from one block the
- * decoder owns and reset between images; everything else (the permanent pool,
- * the whole-image arrays of progressive and multi-scan JPEGs) and whatever does
- * not fit still goes to libjpeg's allocator. Between images the block grows to
- * what the last image asked for, so from the first frame of a size on nothing
- * is allocated. */
+ * its own small- and large-object methods in front: image-lifetime objects come
+ * from one block the decoder owns, reset at the image's end. Everything else
+ * goes to libjpeg's allocator as before: the permanent pool, whatever does not
+ * fit, the sample and coefficient arrays (raw-data decoding asks for none) and
+ * the whole-image buffers of progressive and multi-scan JPEGs, which libjpeg's
+ * manager allocates for itself. Between images the block grows to what the
+ * last image asked for, so from the first frame of a kind on nothing is
+ * allocated. */
 typedef struct {
     struct jpeg_memory_mgr libjpeg; /* libjpeg's own methods */
     uint8_t *block;
@@ -57,10 +60,11 @@ typedef struct {
     size_t asked; /* this image's requests, served from the block or not */
 } image_pool;
 
-/* libjpeg-turbo aligns its objects to 32 bytes (AVX2) and pads sample rows to 64. */
+/* libjpeg-turbo aligns its objects to 32 bytes (AVX2) and rounds their sizes up to that; 64 is a cache line. */
 #define POOL_ALIGN 64
-/* A camera frame's image pool takes about 17 KB; a hostile frame that asks for more
- * than this is served by libjpeg as before, and the block does not keep it. */
+/* The block's largest size. The decoder's image pool does not grow with the frame
+ * (12 KB at any size), so this only bounds what an unforeseen request can make
+ * the block keep; beyond it libjpeg's allocator serves. */
 #define POOL_MAX ((size_t)1 << 20)
 
 struct ccore_jpeg {
@@ -118,31 +122,6 @@ static void *pool_alloc_large(j_common_ptr cinfo, int pool_id, size_t bytes) {
     return at ? at : p->libjpeg.alloc_large(cinfo, pool_id, bytes);
 }
 
-/* Rows of `row_bytes` each behind an index of `rows` pointers, all from the
- * block; NULL when it has no room. Sizes are bounded first: a frame is at most
- * 8192 pixels wide and libjpeg asks for a few rows at a time. */
-static void **pool_rows(image_pool *p, size_t row_bytes, size_t rows) {
-    if (row_bytes > ((size_t)1 << 24) || rows > ((size_t)1 << 16)) return NULL;
-    size_t index = pool_round(rows * sizeof(void *));
-    uint8_t *at = pool_take(p, index + row_bytes * rows);
-    if (!at) return NULL;
-    void **array = (void **)(void *)at;
-    for (size_t r = 0; r < rows; r++) array[r] = at + index + r * row_bytes;
-    return array;
-}
-
-static JSAMPARRAY pool_alloc_sarray(j_common_ptr cinfo, int pool_id, JDIMENSION samples, JDIMENSION rows) {
-    image_pool *p = pool_of(cinfo);
-    void **at = pool_id == JPOOL_IMAGE ? pool_rows(p, pool_round((size_t)samples * sizeof(JSAMPLE)), rows) : NULL;
-    return at ? (JSAMPARRAY)at : p->libjpeg.alloc_sarray(cinfo, pool_id, samples, rows);
-}
-
-static JBLOCKARRAY pool_alloc_barray(j_common_ptr cinfo, int pool_id, JDIMENSION blocks, JDIMENSION rows) {
-    image_pool *p = pool_of(cinfo);
-    void **at = pool_id == JPOOL_IMAGE ? pool_rows(p, (size_t)blocks * sizeof(JBLOCK), rows) : NULL;
-    return at ? (JBLOCKARRAY)at : p->libjpeg.alloc_barray(cinfo, pool_id, blocks, rows);
-}
-
 /* At an image's end (finished or abandoned): the block is free again, and grows
  * if the image asked for more than it held, up to POOL_MAX. A failed growth keeps
  * the old one. */
@@ -169,8 +148,6 @@ static void pool_install(ccore_jpeg *jpeg) {
     jpeg->pool.libjpeg = *mem;
     mem->alloc_small = pool_alloc_small;
     mem->alloc_large = pool_alloc_large;
-    mem->alloc_sarray = pool_alloc_sarray;
-    mem->alloc_barray = pool_alloc_barray;
     mem->free_pool = pool_free;
 }
 

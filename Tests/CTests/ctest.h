@@ -35,6 +35,10 @@ void ctest_fail(const char *file, int line, const char *fmt, ...) __attribute__(
                        (double)(tolerance));                                                         \
     } while (0)
 
+/** Marks the current test as not run here, with the reason; the caller returns. A skipped
+ *  test counts neither as passed nor as failed, and the runner says why it was skipped. */
+void ctest_skip(const char *why);
+
 /** Stops the current test (after recording the failure) when a precondition fails. */
 #define REQUIRE(cond)                                                                                \
     do {                                                                                             \

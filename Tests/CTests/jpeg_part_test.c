@@ -57,6 +57,27 @@ static const uint8_t *plane_of(const ccore_image *im, int i, uint32_t *stride) {
     return i == 0 ? im->plane0 : i == 1 ? im->plane1 : im->plane2;
 }
 
+/* The same picture as a progressive JPEG, through TurboJPEG (the core's encoder writes baseline only). */
+static int encode_progressive(uint32_t w, uint32_t h, uint32_t seed, ccore_jpeg_subsampling subsampling,
+                              uint8_t **jpeg, size_t *size) {
+    uint8_t *rgb = textured(w, h, seed);
+    tjhandle tj = tjInitCompress();
+    unsigned char *out = NULL;
+    unsigned long out_size = 0;
+    int rc = rgb && tj ? tjCompress2(tj, rgb, (int)w, 0, (int)h, TJPF_RGB, &out, &out_size, (int)subsampling, 90,
+                                     TJFLAG_PROGRESSIVE)
+                       : -1;
+    if (rc == 0 && (*jpeg = malloc(out_size))) memcpy(*jpeg, out, out_size), *size = out_size;
+    else rc = -1;
+    tjFree(out);
+    if (tj) tjDestroy(tj);
+    free(rgb);
+    return rc;
+}
+
+/* Each subsampling, baseline then progressive, through one decoder that lives across them all
+ * (progressive JPEGs take libjpeg's whole-image buffers, which the decoder's own image
+ * block does not serve: the two must work side by side). */
 void test_jpeg_matches_turbojpeg(void) {
     const ccore_jpeg_subsampling kinds[] = {CCORE_JPEG_444, CCORE_JPEG_422, CCORE_JPEG_420, CCORE_JPEG_GRAY};
     const ccore_pixel_format formats[] = {CCORE_PIXEL_YUV444P, CCORE_PIXEL_YUV422P, CCORE_PIXEL_YUV420,
@@ -66,10 +87,13 @@ void test_jpeg_matches_turbojpeg(void) {
     tjhandle tj = tjInitDecompress();
     REQUIRE(tj != NULL);
     static uint8_t reference[3][(PW + 1) * (PH + 1)]; /* TurboJPEG pads planes to even sizes */
-    for (int k = 0; k < 4; k++) {
+    for (int run = 0; run < 8; run++) {
+        int k = run / 2, progressive = run % 2;
         uint8_t *jpeg = NULL;
         size_t size = 0;
-        REQUIRE(encode(PW, PH, (uint32_t)k, kinds[k], &jpeg, &size) == 0);
+        REQUIRE((progressive ? encode_progressive : encode)(PW, PH, (uint32_t)k, kinds[k], &jpeg, &size) == 0);
+        /* Progressive: SOF2 (the frame header of a progressive JPEG) follows the tables. */
+        if (progressive) CHECK(memmem(jpeg, size, "\xFF\xC2", 2) != NULL);
         for (uint32_t scale = 1; scale <= 8; scale *= 2) {
             int sw = (PW + (int)scale - 1) / (int)scale, sh = (PH + (int)scale - 1) / (int)scale;
             int tj_samp = (int)kinds[k];

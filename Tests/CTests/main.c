@@ -1,5 +1,5 @@
 /* The C core's test runner: every test in order, one line each with its time, then
- * `ctests: N passed, N failed` (the line Tools/run-tests.sh counts). Exit status 1 if any
+ * `ctests: N passed, N failed, N skipped` (the line Tools/arm64/run-arm64-tests.sh counts). Exit status 1 if any
  * failed. `ctest NAME...` runs only the tests whose names contain one of the words. */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -10,6 +10,9 @@
 #include "ctest.h"
 
 unsigned ctest_failures;
+static const char *skipped_because;
+
+void ctest_skip(const char *why) { skipped_because = why; }
 
 void ctest_fail(const char *file, int line, const char *fmt, ...) {
     va_list ap;
@@ -74,18 +77,25 @@ static int selected(const char *name, int argc, char **argv) {
 
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    unsigned passed = 0, failed = 0;
+    unsigned passed = 0, failed = 0, skipped = 0;
     double start = now_ms();
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         if (!selected(tests[i].name, argc, argv)) continue;
         unsigned before = ctest_failures;
+        skipped_because = NULL;
         double t0 = now_ms();
         tests[i].run();
         double ms = now_ms() - t0;
+        const char *name = tests[i].name + strlen("test_");
+        if (ctest_failures == before && skipped_because) {
+            printf("SKIP %s: %s\n", name, skipped_because);
+            skipped++;
+            continue;
+        }
         int ok = ctest_failures == before;
-        printf("%s %s (%.0f ms)\n", ok ? "PASS" : "FAIL", tests[i].name + strlen("test_"), ms);
+        printf("%s %s (%.0f ms)\n", ok ? "PASS" : "FAIL", name, ms);
         ok ? passed++ : failed++;
     }
-    printf("ctests: %u passed, %u failed (%.1f s)\n", passed, failed, (now_ms() - start) / 1e3);
+    printf("ctests: %u passed, %u failed, %u skipped (%.1f s)\n", passed, failed, skipped, (now_ms() - start) / 1e3);
     return failed || passed == 0 ? 1 : 0;
 }

@@ -18,8 +18,8 @@ typedef struct ccore_jpeg ccore_jpeg;
 /** A decoder whose planes hold any JPEG up to max_width x max_height at
  *  scale 1, in any supported subsampling, padded as the decoder writes it
  *  (allocated here). libjpeg's working memory for each image comes from a
- *  block the decoder keeps, sized by the first frame of a size: from the
- *  second frame on, a baseline decode allocates nothing. -E2BIG beyond
+ *  block the decoder keeps, sized by the first frame: from the second frame
+ *  on, a baseline decode allocates nothing. -E2BIG beyond
  *  CCORE_MAX_FRAME_SIDE / CCORE_MAX_FRAME_PIXELS (image.h). */
 int ccore_jpeg_create(uint32_t max_width, uint32_t max_height, ccore_jpeg **out);
 void ccore_jpeg_destroy(ccore_jpeg *jpeg);

@@ -5,12 +5,26 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#ifndef __has_feature
+#define __has_feature(x) 0
+#endif
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && \
+    !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer) && !__has_feature(memory_sanitizer)
+#define INTERPOSED 1
+#else
+#define INTERPOSED 0
+#endif
+
+int alloc_count_available(void) { return INTERPOSED; }
+
+#if INTERPOSED
 /* glibc's real allocator, exported for exactly this purpose. */
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *ptr, size_t size);
 extern void __libc_free(void *ptr);
 extern void *__libc_memalign(size_t alignment, size_t size);
+#endif
 
 static _Thread_local int counting;
 static _Atomic uint64_t n_alloc, n_free, n_bytes;
@@ -18,6 +32,7 @@ static _Atomic uint64_t n_alloc, n_free, n_bytes;
 static alloc_site sites[ALLOC_MAX_SITES];
 static uint32_t site_count, sites_overflowed;
 
+#if INTERPOSED
 static void note(uintptr_t caller, size_t size, char kind) {
     atomic_fetch_add_explicit(&n_alloc, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&n_bytes, size, memory_order_relaxed);
@@ -79,6 +94,8 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
     *out = p;
     return 0;
 }
+
+#endif /* INTERPOSED */
 
 void alloc_count_reset(void) {
     atomic_store_explicit(&n_alloc, 0, memory_order_relaxed);

@@ -32,6 +32,11 @@ typedef struct {
     alloc_site sites[ALLOC_MAX_SITES];
 } alloc_report;
 
+/** Whether this build counts at all: malloc & co. are interposed only over glibc and
+ *  without a sanitizer (AddressSanitizer and its kin bring their own allocator). Where
+ *  it is 0 the counters stay at zero, which must not be read as "no allocations". */
+int alloc_count_available(void);
+
 /** Clears the counters and the site table. */
 void alloc_count_reset(void);
 

@@ -647,6 +647,11 @@ int main(int argc, char **argv) {
     if ((!yuyv && !nmjpeg) || (yuyv && (w < 2 || h < 1 || (w & 1))) || seconds_per_line <= 0 ||
         thumbnail_width < 2 || thumbnail_width > 640)
         return usage(), 2;
+    if (!alloc_count_available()) {
+        fprintf(stderr, "ccore-bench: this build cannot count heap allocations (a sanitizer, or a C library other "
+                        "than glibc); build it without\n");
+        return 1;
+    }
 
     int cpu = pin_to_one_core(want_cpu);
     if (cpu < 0) fprintf(stderr, "ccore-bench: warning: could not pin to one core; numbers will be noisier\n");
