@@ -51,8 +51,8 @@ typedef struct {
  * fit, the sample and coefficient arrays (raw-data decoding asks for none) and
  * the whole-image buffers of progressive and multi-scan JPEGs, which libjpeg's
  * manager allocates for itself. Between images the block grows to what the
- * last image asked for, so from the first frame of a kind on nothing is
- * allocated. */
+ * last image asked for, so after the first frame a baseline decode allocates
+ * nothing. */
 typedef struct {
     struct jpeg_memory_mgr libjpeg; /* libjpeg's own methods */
     uint8_t *block;
@@ -60,7 +60,8 @@ typedef struct {
     size_t asked; /* this image's requests, served from the block or not */
 } image_pool;
 
-/* libjpeg-turbo aligns its objects to 32 bytes (AVX2) and rounds their sizes up to that; 64 is a cache line. */
+/* libjpeg-turbo aligns its objects to 32 bytes (AVX2) and rounds their sizes up to
+ * that; 64 is a cache line. */
 #define POOL_ALIGN 64
 /* The block's largest size. The decoder's image pool does not grow with the frame
  * (12 KB at any size), so this only bounds what an unforeseen request can make

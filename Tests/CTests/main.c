@@ -1,6 +1,7 @@
 /* The C core's test runner: every test in order, one line each with its time, then
- * `ctests: N passed, N failed, N skipped` (the line Tools/arm64/run-arm64-tests.sh counts). Exit status 1 if any
- * failed. `ctest NAME...` runs only the tests whose names contain one of the words. */
+ * `ctests: N passed, N failed, N skipped` (the line Tools/arm64/run-arm64-tests.sh
+ * counts). Exit status 1 if any failed. `ctest NAME...` runs only the tests whose names
+ * contain one of the words. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
