@@ -22,6 +22,8 @@
 /// confirms the face instead of counting the same detection twice. A face that
 /// moves, turns or leaves changes its blocks and is searched for at once; an
 /// unchanged window is searched again after `windowRefreshInterval`.
+/// A face filling most of the frame leaves no window: the whole frame is its
+/// window, its search's faces reused the same way while they hold the tracked one.
 /// (The tracked face it is given is held through the detector's wobble by the
 /// tracker, `Track.face`: a window that moved a pixel at every call would void
 /// the reuse.)
@@ -128,8 +130,12 @@ package final class FaceFinder {
     /// one (`tracked`, nil when none) searched for near its last place.
     package func find(in thumbnail: LumaThumbnail, tracked: NormalizedRect?, at time: Double)
         throws(CoreError) -> Result {
-        if let tracked, time >= lastLook, let window = window(around: tracked, in: thumbnail),
-           time - lastLook < configuration.fullScanInterval || unchanged(thumbnail, outside: window.area, at: time) {
+        if let tracked, time >= lastLook {
+            guard let window = window(around: tracked, in: thumbnail) else {
+                return try searchWithoutWindow(thumbnail, tracked: tracked, at: time)
+            }
+            guard time - lastLook < configuration.fullScanInterval || unchanged(thumbnail, outside: window.area, at: time)
+            else { return try searchWhole(thumbnail, tracked: tracked, at: time) }
             if let kept = keptWindow(thumbnail, in: window.area, at: time) {
                 windowSkips += 1
                 return Result(found: kept, carried: others, reused: true)
@@ -154,6 +160,33 @@ package final class FaceFinder {
                 return held
             }
         }
+        return try searchWhole(thumbnail, tracked: tracked, at: time)
+    }
+
+    /// A face filling most of the frame leaves no window to search (one would cost
+    /// about what the whole frame does): the whole frame is its window, searched
+    /// whole, and the faces found are reused, as a window's are, while the picture
+    /// does not change (`windowRefreshInterval`, `keptWindow`).
+    private func searchWithoutWindow(_ thumbnail: LumaThumbnail, tracked: NormalizedRect, at time: Double)
+        throws(CoreError) -> Result {
+        let whole = PixelRect(x: 0, y: 0, width: thumbnail.width, height: thumbnail.height)
+        if let kept = keptWindow(thumbnail, in: whole, at: time) {
+            windowSkips += 1
+            return Result(found: kept, carried: [], reused: true)
+        }
+        let result = try searchWhole(thumbnail, tracked: tracked, at: time)
+        // Kept only when it found the tracked face: a reused result confirms that face
+        // (`FaceTracker.confirm`), so one without it must be a search of its own each time.
+        if configuration.windowRefreshInterval > 0, !result.reused,
+           FaceTracker.sameFace(as: tracked, in: result.found) != nil {
+            lastWindow = (whole, BlockMeans(thumbnail), result.found, time)
+        }
+        return result
+    }
+
+    /// The whole-frame search.
+    private func searchWhole(_ thumbnail: LumaThumbnail, tracked: NormalizedRect?, at time: Double)
+        throws(CoreError) -> Result {
         lastWindow = nil
         fullScans += 1
         let all = try search(thumbnail, in: nil, minSize: nil, maxSize: nil)

@@ -92,6 +92,45 @@ import Testing
         #expect(seen - 4 <= finder.configuration.fullScanInterval + 0.05, "found at \(seen) s")
     }
 
+    /// A face filling most of the frame leaves no window to search: every call's
+    /// search is of the whole frame, and its faces are reused, as a window's are,
+    /// while the picture does not change; a face that moves is searched for at once.
+    @Test func aFaceFillingTheFrameIsSearchedWholeAndReusedWhileStill() throws {
+        let luma = try FaceDetectorTests.image("astronaut.jpg")
+        // 160x160 around the face (about 94 pixels): a window would be most of it.
+        let side = 160, left = 123, top = 24
+        var crop = [UInt8](repeating: 0, count: side * side)
+        for y in 0..<side {
+            for x in 0..<side { crop[y * side + x] = luma.pixels[(top + y) * luma.width + left + x] }
+        }
+        let detector = try FaceDetector(maxWidth: side, maxHeight: side)
+        let plain = try detector.detect(luma: crop, width: side, height: side)
+        try #require(plain.count == 1 && plain[0].width * 10 > side * 5, "\(plain)")
+        let s = Float(side)
+        let box = NormalizedRect(x: Float(plain[0].x) / s, y: Float(plain[0].y) / s,
+                                 width: Float(plain[0].width) / s, height: Float(plain[0].height) / s)
+        let finder = FaceFinder(detector: detector)
+        // 2 s of the still picture, 10 calls a second: searched whole at 0 s and 1 s, reused between.
+        let still = LumaThumbnail(width: side, height: side, sequence: 0, pixels: crop)
+        for call in 0..<20 {
+            let result = try finder.find(in: still, tracked: box, at: Double(call) / 10)
+            #expect(result.found == [box], "call \(call): \(result)")
+            #expect(result.reused == (call % 10 != 0), "call \(call)")
+        }
+        #expect(finder.fullScans == 2 && finder.windowScans == 0 && finder.windowSkips == 18,
+                "\(finder.fullScans) whole, \(finder.windowScans) windowed, \(finder.windowSkips) reused")
+        // The face moves 6 pixels right and down: searched at once, found there.
+        var moved = [UInt8](repeating: 0, count: crop.count)
+        for y in 0..<side {
+            for x in 0..<side { moved[y * side + x] = luma.pixels[(top + y - 6) * luma.width + left + x - 6] }
+        }
+        let result = try finder.find(in: LumaThumbnail(width: side, height: side, sequence: 0, pixels: moved),
+                                     tracked: box, at: 2.05)
+        #expect(!result.reused && finder.fullScans == 3)
+        let face = try #require(result.found.first)
+        #expect(abs((face.x - box.x) * s - 6) <= 3 && abs((face.y - box.y) * s - 6) <= 3, "\(face) against \(box)")
+    }
+
     /// While the picture in the face's window does not change the window is not
     /// searched again, only every `windowRefreshInterval`: the last search's faces
     /// are reused, marked as such. When the face moves, the next call searches and
