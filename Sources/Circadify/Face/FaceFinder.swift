@@ -91,6 +91,16 @@ package final class FaceFinder {
         /// generated face and the astronaut photo), so a face that moves by more
         /// than a few percent of its size, turns or leaves is not held.
         package var holdCorrelation: Float = 0.96
+        /// With no face tracked, every thumbnail is searched whole: a face coming in
+        /// is found at once. Once no face has been found for `emptyPatience` seconds,
+        /// a picture unchanged since the last search (the `BlockMeans` test, over the
+        /// whole frame) is searched only every `emptyScanInterval`: an empty room
+        /// costs a monitor a fifth of the searches, while a face coming in changes
+        /// the picture and is searched for at once. The patience keeps the first
+        /// seconds of a scan searching every thumbnail, for a face the cascade
+        /// misses on some frames of a still picture. (0: every thumbnail always.)
+        package var emptyPatience = 3.0
+        package var emptyScanInterval = 0.5
         package init() {}
     }
 
@@ -108,6 +118,10 @@ package final class FaceFinder {
     private var lastWindow: (area: PixelRect, picture: BlockMeans, found: [NormalizedRect], time: Double)?
     /// The tracked face's box at its last detection, thumbnail pixels, and the picture there.
     private var lastFound: (area: PixelRect, picture: BlockMeans)?
+    /// With no face tracked: since when the whole-frame searches have found none,
+    /// and the picture at the last of them.
+    private var emptySince: Double?
+    private var lastEmpty: (picture: BlockMeans, time: Double)?
     /// Searches made, for tests and benchmarks.
     package private(set) var fullScans = 0
     package private(set) var windowScans = 0
@@ -117,6 +131,8 @@ package final class FaceFinder {
     package private(set) var windowSkips = 0
     /// Calls that held a face the detector missed, its picture unchanged but for a gain.
     package private(set) var holds = 0
+    /// Whole-frame searches skipped because the picture with no face did not change.
+    package private(set) var emptySkips = 0
 
     /// `keep` filters each search's raw faces (e.g. dropping boxes around smaller faces).
     package init(detector: FaceDetector, configuration: Configuration = Configuration(),
@@ -160,7 +176,23 @@ package final class FaceFinder {
                 return held
             }
         }
+        if tracked == nil, stillEmpty(thumbnail, at: time) {
+            emptySkips += 1
+            return Result(found: [], carried: [])
+        }
         return try searchWhole(thumbnail, tracked: tracked, at: time)
+    }
+
+    /// Whether a search with no face tracked can be skipped: none has been found for
+    /// `emptyPatience`, the last search is recent and the picture has not changed since.
+    private func stillEmpty(_ thumbnail: LumaThumbnail, at time: Double) -> Bool {
+        guard configuration.emptyPatience > 0, let since = emptySince, let last = lastEmpty,
+              time >= last.time, time - since >= configuration.emptyPatience,
+              time - last.time < configuration.emptyScanInterval
+        else { return false }
+        return !BlockMeans(thumbnail).changed(since: last.picture, outside: nil,
+                                              threshold: configuration.changeThreshold,
+                                              shift: configuration.changeShift)
     }
 
     /// A face filling most of the frame leaves no window to search (one would cost
@@ -190,6 +222,12 @@ package final class FaceFinder {
         lastWindow = nil
         fullScans += 1
         let all = try search(thumbnail, in: nil, minSize: nil, maxSize: nil)
+        if tracked == nil, all.isEmpty {
+            if emptySince == nil { emptySince = time }
+            if configuration.emptyPatience > 0 { lastEmpty = (BlockMeans(thumbnail), time) }
+        } else {
+            forgetEmpty()
+        }
         // The tracked face is the one nearest its box; the rest are remembered.
         // Without a track yet, the first call that has one searches the whole
         // frame again, so the face it tracks is never remembered as another.
@@ -213,6 +251,12 @@ package final class FaceFinder {
     /// Forgets the faces beside the tracked one (tracking stopped).
     package func reset() {
         forgetFullScan()
+        forgetEmpty()
+    }
+
+    private func forgetEmpty() {
+        emptySince = nil
+        lastEmpty = nil
     }
 
     /// Notes a whole-frame search that accounted for the tracked face (found or held).

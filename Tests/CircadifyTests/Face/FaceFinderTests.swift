@@ -131,6 +131,48 @@ import Testing
         #expect(abs((face.x - box.x) * s - 6) <= 3 && abs((face.y - box.y) * s - 6) <= 3, "\(face) against \(box)")
     }
 
+    /// With no face tracked every thumbnail is searched whole, until no face has
+    /// been found for `emptyPatience`; then a picture that does not change is searched
+    /// only every `emptyScanInterval`, and a face coming in is found at once.
+    @Test func anEmptyStillPictureIsSearchedLessOftenAfterAWhileAndAFaceAtOnce() throws {
+        // An empty picture (the coffee photo), and the astronaut's head pasted into it.
+        let coffee = try FaceDetectorTests.image("coffee.jpg"), head = try FaceDetectorTests.image("astronaut.jpg")
+        let detector = try FaceDetector(maxWidth: coffee.width, maxHeight: coffee.height)
+        try #require(try detector.detect(luma: coffee.pixels, width: coffee.width, height: coffee.height).isEmpty)
+        var pixels = coffee.pixels
+        for y in 20..<220 {
+            for x in 140..<320 { pixels[y * coffee.width + x] = head.pixels[y * head.width + x] }
+        }
+        let faces = try detector.detect(luma: pixels, width: coffee.width, height: coffee.height)
+        try #require(faces.count == 1, "\(faces)")
+        let w = Float(coffee.width), h = Float(coffee.height)
+        let box = NormalizedRect(x: Float(faces[0].x) / w, y: Float(faces[0].y) / h,
+                                 width: Float(faces[0].width) / w, height: Float(faces[0].height) / h)
+        let empty = LumaThumbnail(width: coffee.width, height: coffee.height, sequence: 0, pixels: coffee.pixels)
+        let withFace = LumaThumbnail(width: coffee.width, height: coffee.height, sequence: 0, pixels: pixels)
+        let finder = FaceFinder(detector: detector)
+        // 5 s of the empty picture, 10 calls a second: every call searched for the
+        // first 3 s (30), then one in five (4 of the last 20).
+        for call in 0..<50 {
+            #expect(try finder.find(in: empty, tracked: nil, at: Double(call) / 10).found.isEmpty, "call \(call)")
+        }
+        #expect(finder.fullScans == 34 && finder.emptySkips == 16,
+                "\(finder.fullScans) whole-frame searches, \(finder.emptySkips) skipped")
+        // The face comes in at 5.1 s, between two due searches: found at once.
+        let found = try finder.find(in: withFace, tracked: nil, at: 5.1)
+        #expect(found.found == [box], "\(found)")
+        // Found, the patience starts over when the face leaves: every call searched again.
+        let before = finder.fullScans
+        for call in 52..<60 { _ = try finder.find(in: empty, tracked: nil, at: Double(call) / 10) }
+        #expect(finder.fullScans == before + 8)
+        // Off (no patience), every call is a search.
+        var every = FaceFinder.Configuration()
+        every.emptyPatience = 0
+        let always = FaceFinder(detector: detector, configuration: every)
+        for call in 0..<50 { _ = try always.find(in: empty, tracked: nil, at: Double(call) / 10) }
+        #expect(always.fullScans == 50 && always.emptySkips == 0)
+    }
+
     /// While the picture in the face's window does not change the window is not
     /// searched again, only every `windowRefreshInterval`: the last search's faces
     /// are reused, marked as such. When the face moves, the next call searches and
