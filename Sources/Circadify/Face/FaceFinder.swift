@@ -24,6 +24,9 @@
 /// unchanged window is searched again after `windowRefreshInterval`.
 /// A face filling most of the frame leaves no window: the whole frame is its
 /// window, its search's faces reused the same way while they hold the tracked one.
+/// With no face tracked every thumbnail is searched whole, but once none has
+/// been found for a while an unchanged picture is searched less often
+/// (`emptyPatience`).
 /// (The tracked face it is given is held through the detector's wobble by the
 /// tracker, `Track.face`: a window that moved a pixel at every call would void
 /// the reuse.)
