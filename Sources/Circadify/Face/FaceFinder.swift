@@ -170,7 +170,9 @@ package final class FaceFinder {
                     let shift = configuration.windowChangeShift
                     let grown = PixelRect(x: window.area.x - shift, y: window.area.y - shift,
                                           width: window.area.width + 2 * shift, height: window.area.height + 2 * shift)
-                    lastWindow = (window.area, BlockMeans(thumbnail, covering: grown), found, time)
+                    let picture = shift == 0 ? BlockMeans(thumbnail, gridOver: window.area)
+                        : BlockMeans(thumbnail, covering: grown)
+                    lastWindow = (window.area, picture, found, time)
                 }
                 return Result(found: found, carried: others)
             }
@@ -286,7 +288,7 @@ package final class FaceFinder {
                                              width: Int((face.width * w).rounded()),
                                              height: Int((face.height * h).rounded())),
                                    width: thumbnail.width, height: thumbnail.height)
-        lastFound = (area, BlockMeans(thumbnail, covering: area))
+        lastFound = (area, BlockMeans(thumbnail, gridOver: area))
     }
 
     /// The tracked face held where it is, when the picture in its box at its last
@@ -295,7 +297,7 @@ package final class FaceFinder {
     /// last whole-frame search); nil otherwise.
     private func hold(_ tracked: NormalizedRect, in thumbnail: LumaThumbnail) -> Result? {
         guard let last = lastFound,
-              let r = BlockMeans(thumbnail, covering: last.area).correlation(with: last.picture, inside: last.area),
+              let r = BlockMeans(thumbnail, gridOver: last.area).correlation(with: last.picture, inside: last.area),
               r >= configuration.holdCorrelation
         else { return nil }
         holds += 1
@@ -319,7 +321,7 @@ package final class FaceFinder {
     private func keptWindow(_ thumbnail: LumaThumbnail, in area: PixelRect, at time: Double) -> [NormalizedRect]? {
         guard let last = lastWindow, last.area == area, time >= last.time,
               time - last.time < configuration.windowRefreshInterval,
-              !BlockMeans(thumbnail, covering: area).changed(since: last.picture, inside: area,
+              !BlockMeans(thumbnail, gridOver: area).changed(since: last.picture, inside: area,
                                                             threshold: configuration.changeThreshold,
                                                             shift: configuration.windowChangeShift)
         else { return nil }

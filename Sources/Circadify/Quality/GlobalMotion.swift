@@ -15,11 +15,41 @@ enum GlobalMotion {
     /// everything below the chin plus 0.1 face heights (the torso widens there).
     static let personHalfWidth = 1.1, belowChin = 0.1
 
+    /// The profiles of the last `current` thumbnail, reused at the next call,
+    /// where it is the previous one, if the background bands are the same then
+    /// (about every other call on a still scene: the people's boxes wobble by a
+    /// pixel). Only for the same pixels and bands, so the shift is a fresh
+    /// computation's, bit for bit.
+    struct Profiles {
+        fileprivate var pixels: [UInt8]
+        fileprivate var geometry: Geometry
+        fileprivate var columns: [[Double]]
+        fileprivate var rows: [Double]
+        /// Calls along this chain that took the previous thumbnail's profiles from here.
+        fileprivate(set) var reuses = 0
+    }
+
+    /// Where the profiles are taken: the background bands, the rows, the search radius.
+    fileprivate struct Geometry: Equatable {
+        var width: Int
+        var bands: [Range<Int>]
+        var rows: Range<Int>
+        var r: Int
+    }
+
     /// The shift (thumbnail pixels, x right, y down) of `current` relative to
     /// `previous`; nil when there is not enough background beside the people,
     /// or it has no texture to match.
     static func shift(from previous: LumaThumbnail, to current: LumaThumbnail,
                       people: [NormalizedRect]) -> (dx: Double, dy: Double)? {
+        var profiles: Profiles?
+        return shift(from: previous, to: current, people: people, reusing: &profiles)
+    }
+
+    /// As `shift(from:to:people:)`, keeping `current`'s profiles in `profiles` for
+    /// the next call and taking `previous`'s from there when they are its.
+    static func shift(from previous: LumaThumbnail, to current: LumaThumbnail, people: [NormalizedRect],
+                      reusing profiles: inout Profiles?) -> (dx: Double, dy: Double)? {
         let w = current.width, h = current.height
         guard previous.width == w, previous.height == h, w >= 32, h >= 32,
               previous.pixels.count >= w * h, current.pixels.count >= w * h else { return nil }
@@ -49,40 +79,52 @@ enum GlobalMotion {
             }
         }
         guard !bands.isEmpty else { return nil }
-        guard let dx = horizontalShift(previous, current, bands: bands, rows: top..<bottom, r: r),
-              let dy = verticalShift(previous, current, bands: bands, rows: top..<bottom, r: r) else { return nil }
+        let geometry = Geometry(width: w, bands: bands, rows: top..<bottom, r: r)
+        // Arrays compare by their buffer first: the kept thumbnail is `previous` in O(1).
+        let kept = profiles.flatMap { $0.geometry == geometry && $0.pixels == previous.pixels ? $0 : nil }
+        let before = kept ?? Self.profiles(of: previous, geometry)
+        var now = Self.profiles(of: current, geometry)
+        now.reuses = (profiles?.reuses ?? 0) + (kept == nil ? 0 : 1)
+        profiles = now
+        guard let dx = horizontalShift(before, now), let dy = verticalShift(before, now) else { return nil }
         return (dx, dy)
     }
 
-    private static func horizontalShift(_ a: LumaThumbnail, _ b: LumaThumbnail, bands: [Range<Int>], rows: Range<Int>,
-                                        r: Int) -> Double? {
+    /// Each band's column profile (widened by the search radius) and the bands' row profile.
+    private static func profiles(of t: LumaThumbnail, _ g: Geometry) -> Profiles {
+        let columns = g.bands.map { band in
+            columnMeans(t, columns: (band.lowerBound - g.r)..<(band.upperBound + g.r), rows: g.rows)
+        }
+        let rows = rowMeans(t, rows: (g.rows.lowerBound - g.r)..<(g.rows.upperBound + g.r), bands: g.bands)
+        return Profiles(pixels: t.pixels, geometry: g, columns: columns, rows: rows)
+    }
+
+    private static func horizontalShift(_ a: Profiles, _ b: Profiles) -> Double? {
+        let r = b.geometry.r
         var cost = [Double](repeating: 0, count: 2 * r + 1)
-        for band in bands {
-            let span = (band.lowerBound - r)..<(band.upperBound + r)
-            let pa = columnMeans(a, columns: span, rows: rows), pb = columnMeans(b, columns: span, rows: rows)
+        for (band, (pa, pb)) in zip(b.geometry.bands, zip(a.columns, b.columns)) {
             guard let c = matchCosts(reference: pa, moved: pb, r: r) else { return nil }
             for i in cost.indices { cost[i] += c[i] * Double(band.count) }
         }
         return bestShift(cost)
     }
 
-    private static func verticalShift(_ a: LumaThumbnail, _ b: LumaThumbnail, bands: [Range<Int>], rows: Range<Int>,
-                                      r: Int) -> Double? {
-        let span = (rows.lowerBound - r)..<(rows.upperBound + r)
-        let pa = rowMeans(a, rows: span, bands: bands), pb = rowMeans(b, rows: span, bands: bands)
-        guard let c = matchCosts(reference: pa, moved: pb, r: r) else { return nil }
+    private static func verticalShift(_ a: Profiles, _ b: Profiles) -> Double? {
+        guard let c = matchCosts(reference: a.rows, moved: b.rows, r: b.geometry.r) else { return nil }
         return bestShift(c)
     }
 
     // The profiles read the pixels through a buffer pointer: integer sums, no
-    // per-pixel bounds checks (ranges were checked against the size above).
+    // per-pixel bounds checks (ranges were checked against the size above). 32-bit
+    // sums, exact for any thumbnail (a column of 16 million rows would overflow),
+    // let the loops run four or eight pixels at a time.
     private static func columnMeans(_ t: LumaThumbnail, columns: Range<Int>, rows: Range<Int>) -> [Double] {
-        var sums = [Int](repeating: 0, count: columns.count)
+        var sums = [UInt32](repeating: 0, count: columns.count)
         t.pixels.withUnsafeBufferPointer { px in
             sums.withUnsafeMutableBufferPointer { out in
                 for y in rows {
                     let row = y * t.width + columns.lowerBound
-                    for i in 0..<out.count { out[i] += Int(px[row + i]) }
+                    for i in 0..<out.count { out[i] &+= UInt32(px[row + i]) }
                 }
             }
         }
@@ -93,10 +135,10 @@ enum GlobalMotion {
         let n = Double(bands.reduce(0) { $0 + $1.count })
         return t.pixels.withUnsafeBufferPointer { px in
             rows.map { y in
-                var s = 0
+                var s: UInt32 = 0
                 for band in bands {
                     let row = y * t.width
-                    for x in band { s += Int(px[row + x]) }
+                    for x in band { s &+= UInt32(px[row + x]) }
                 }
                 return Double(s) / n
             }

@@ -33,6 +33,8 @@ package struct QualityMonitor: Sendable {
     private var faceInView = false
     private var lightUsable = false
     private var previous: (thumbnail: LumaThumbnail, face: NormalizedRect?, people: [NormalizedRect], time: Int64)?
+    /// The last thumbnail's background profiles, for its next motion step.
+    private var motionProfiles: GlobalMotion.Profiles?
     private var motion = MotionWindow()
 
     package init(configuration: Configuration = .init()) {
@@ -185,7 +187,8 @@ package struct QualityMonitor: Sendable {
     private mutating func trackMotion(thumbnail: LumaThumbnail, face: NormalizedRect?, people: [NormalizedRect],
                                       at t: Int64) {
         guard let previous, t > previous.time else { return }
-        let global = GlobalMotion.shift(from: previous.thumbnail, to: thumbnail, people: previous.people + people)
+        let global = GlobalMotion.shift(from: previous.thumbnail, to: thumbnail, people: previous.people + people,
+                                        reusing: &motionProfiles)
         var head: Double?
         if let face, let before = previous.face {
             let w = Double(thumbnail.width), h = Double(thumbnail.height)

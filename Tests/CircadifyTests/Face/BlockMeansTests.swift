@@ -112,6 +112,47 @@ import Testing
         #expect(BlockMeans(Self.stripes()).correlation(with: before, inside: area) == nil)
     }
 
+    /// A grid's blocks alone give what the tables give for every test that reads the
+    /// grid at no shift (areas not a multiple of a block, clipped at the picture's
+    /// edge, any mix of grid and tables), and never pass for a shifted or a
+    /// whole-picture test, which needs blocks off the grid.
+    @Test func aGridAloneAnswersAsTheTablesDo() {
+        let pictures = [Self.stripes(), Self.stripes(dx: 1, seed: 3), Self.shading(gain: 1.2, seed: 1), Self.shading(dx: 3)]
+        let areas = [PixelRect(x: 16, y: 16, width: 40, height: 32), PixelRect(x: 3, y: 5, width: 45, height: 29),
+                     PixelRect(x: 70, y: 40, width: 40, height: 40), PixelRect(x: 0, y: 0, width: 96, height: 64),
+                     PixelRect(x: 10, y: 10, width: 6, height: 30)]
+        var compared = 0
+        for area in areas {
+            for a in pictures where a.width == pictures[0].width || area.width < 96 {
+                for b in pictures where b.width == a.width && b.height == a.height {
+                    let tablesA = BlockMeans(a, covering: area), gridA = BlockMeans(a, gridOver: area)
+                    let tablesB = BlockMeans(b, covering: area), gridB = BlockMeans(b, gridOver: area)
+                    #expect(gridA.covered == tablesA.covered)
+                    for threshold: Float in [2, 8, 30] {
+                        let expected = tablesA.changed(since: tablesB, inside: area, threshold: threshold, shift: 0)
+                        #expect(gridA.changed(since: gridB, inside: area, threshold: threshold, shift: 0) == expected)
+                        #expect(gridA.changed(since: tablesB, inside: area, threshold: threshold, shift: 0) == expected)
+                        #expect(tablesA.changed(since: gridB, inside: area, threshold: threshold, shift: 0) == expected)
+                    }
+                    #expect(gridA.correlation(with: gridB, inside: area) == tablesA.correlation(with: tablesB, inside: area))
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared >= 20)
+        // A grid over another area has no blocks there; shifted and whole-picture tests need tables.
+        let area = PixelRect(x: 16, y: 16, width: 40, height: 32), other = PixelRect(x: 20, y: 16, width: 40, height: 32)
+        let still = Self.stripes()
+        #expect(BlockMeans(still, gridOver: area).changed(since: BlockMeans(still, gridOver: area), inside: area,
+                                                          threshold: 8, shift: 0) == false)
+        #expect(BlockMeans(still, gridOver: other).changed(since: BlockMeans(still, gridOver: area), inside: area,
+                                                           threshold: 8, shift: 0))
+        #expect(BlockMeans(still, gridOver: area).correlation(with: BlockMeans(still, gridOver: other), inside: area) == nil)
+        let whole = PixelRect(x: 0, y: 0, width: still.width, height: still.height)
+        #expect(BlockMeans(still, gridOver: whole).changed(since: BlockMeans(still), outside: nil, threshold: 8, shift: 2))
+        #expect(!BlockMeans(still).changed(since: BlockMeans(still), outside: nil, threshold: 8, shift: 2))
+    }
+
     @Test func anotherSizeIsAChange() {
         let before = BlockMeans(Self.stripes())
         #expect(BlockMeans(Self.stripes(width: 88)).changed(since: before, outside: nil, threshold: 8, shift: 2))

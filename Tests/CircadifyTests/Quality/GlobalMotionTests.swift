@@ -36,6 +36,32 @@ import Testing
         #expect(shift.dx == 0 && shift.dy == 0, "\(shift)")
     }
 
+    /// Along a sequence, each thumbnail's profiles are taken again from the call that
+    /// measured it while the bands stay; the shifts are a fresh computation's, bit for
+    /// bit, and a previous thumbnail that is not the kept one is measured afresh.
+    @Test func profilesAreReusedAlongASequenceWithTheSameShifts() throws {
+        let person = NormalizedRect(x: 0.42, y: 0.3, width: 0.16, height: 0.25)
+        let moved = NormalizedRect(x: 0.2, y: 0.3, width: 0.16, height: 0.25)
+        let frames = (0..<6).map { Self.scene(dx: $0 % 3, dy: -$0 % 2, personX: 80 + $0) }
+        let people = [[person], [person], [person], [moved], [moved], [moved]]
+        var profiles: GlobalMotion.Profiles?
+        for i in 1..<frames.count {
+            let together = people[i - 1] + people[i]
+            let chained = GlobalMotion.shift(from: frames[i - 1], to: frames[i], people: together, reusing: &profiles)
+            let fresh = GlobalMotion.shift(from: frames[i - 1], to: frames[i], people: together)
+            #expect(chained?.dx == fresh?.dx && chained?.dy == fresh?.dy, "step \(i)")
+            #expect(fresh != nil)
+        }
+        // Bands change at 2 -> 3 (the person moved) and at 3 -> 4 (the pair's union): 2 of 5 reused.
+        #expect(profiles?.reuses == 2)
+        // Not the thumbnail kept last: measured afresh, so the answer is that picture's.
+        let other = Self.scene(dx: 4, dy: 3, personX: 85)
+        let fromOther = GlobalMotion.shift(from: other, to: frames[0], people: [moved], reusing: &profiles)
+        let fresh = GlobalMotion.shift(from: other, to: frames[0], people: [moved])
+        #expect(fromOther?.dx == fresh?.dx && fromOther?.dy == fresh?.dy)
+        #expect(profiles?.reuses == 2)
+    }
+
     @Test func flatOrCrowdedBackgroundsGiveNoEstimate() {
         let flat = LumaThumbnail(width: 160, height: 120, sequence: 0, pixels: [UInt8](repeating: 100, count: 160 * 120))
         #expect(GlobalMotion.shift(from: flat, to: flat, people: []) == nil, "nothing to match")
