@@ -1,7 +1,8 @@
 /// A thumbnail's summed-area tables (of luma and of its square), to tell
 /// cheaply whether a part of the picture changed since an earlier one: block
 /// by block, mean and spread, allowing for the small shifts a still scene
-/// shows anyway.
+/// shows anyway. A test that allows no shift reads only a grid's blocks, and
+/// for it the blocks' sums alone will do (`init(_:gridOver:)`).
 ///
 /// `FaceFinder` keeps the table of its last whole-frame search; a face can only
 /// enter, leave or appear where the picture changed, so while every block
