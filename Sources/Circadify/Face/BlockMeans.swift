@@ -71,8 +71,8 @@ package struct BlockMeans: Sendable {
 
     /// Only the blocks of the grid over `area` (clipped to the picture; see
     /// `changed(since:inside:)`): what a test at no shift and `correlation` read
-    /// of it, the same sums as the tables give, at about a quarter of their cost
-    /// (a windowed face's test runs on most thumbnails). An area smaller than a
+    /// of it, the same sums as the tables give, without writing the tables (a
+    /// windowed face's test runs on most thumbnails). An area smaller than a
     /// block has no blocks.
     package init(_ thumbnail: LumaThumbnail, gridOver area: PixelRect) {
         let width = thumbnail.width, height = thumbnail.height, side = Self.side

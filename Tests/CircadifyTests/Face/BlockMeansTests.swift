@@ -114,8 +114,8 @@ import Testing
 
     /// A grid's blocks alone give what the tables give for every test that reads the
     /// grid at no shift (areas not a multiple of a block, clipped at the picture's
-    /// edge, any mix of grid and tables), and never pass for a shifted or a
-    /// whole-picture test, which needs blocks off the grid.
+    /// edge, any mix of grid and tables); a grid over another area has no blocks to
+    /// compare, and the whole-picture test, which reads blocks off the grid, refuses one.
     @Test func aGridAloneAnswersAsTheTablesDo() {
         let pictures = [Self.stripes(), Self.stripes(dx: 1, seed: 3), Self.shading(gain: 1.2, seed: 1), Self.shading(dx: 3)]
         let areas = [PixelRect(x: 16, y: 16, width: 40, height: 32), PixelRect(x: 3, y: 5, width: 45, height: 29),
