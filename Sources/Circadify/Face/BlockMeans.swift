@@ -117,16 +117,6 @@ package struct BlockMeans: Sendable {
         return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
     }
 
-    /// Whether the side x side block at (x, y), picture pixels, lies inside the
-    /// tables (and, for a grid, is one of its blocks).
-    private func covers(x: Int, y: Int) -> Bool {
-        guard x >= covered.x, y >= covered.y,
-              x + Self.side <= covered.x + covered.width, y + Self.side <= covered.y + covered.height
-        else { return false }
-        guard case .grid = storage else { return true }
-        return Self.gridIndex(x - covered.x, covered.width) != nil && Self.gridIndex(y - covered.y, covered.height) != nil
-    }
-
     /// Which block of a grid over `length` pixels starts at `offset` (its last
     /// block moved in to fit), if any.
     private static func gridIndex(_ offset: Int, _ length: Int) -> Int? {
@@ -135,8 +125,12 @@ package struct BlockMeans: Sendable {
     }
 
     /// Mean and standard deviation of the luma of the side x side block at
-    /// (x, y), picture pixels, which the tables cover.
-    private func block(x: Int, y: Int) -> (mean: Float, spread: Float) {
+    /// (x, y), picture pixels; nil when it does not lie inside the tables (or,
+    /// for a grid, is not one of its blocks).
+    private func block(x: Int, y: Int) -> (mean: Float, spread: Float)? {
+        guard x >= covered.x, y >= covered.y,
+              x + Self.side <= covered.x + covered.width, y + Self.side <= covered.y + covered.height
+        else { return nil }
         let side = Self.side, sum: UInt32, square: UInt32
         switch storage {
         case .tables(let sums, let squares):
@@ -145,11 +139,11 @@ package struct BlockMeans: Sendable {
             sum = sums[bottom + side] &- sums[bottom] &- sums[top + side] &+ sums[top]
             square = squares[bottom + side] &- squares[bottom] &- squares[top + side] &+ squares[top]
         case .grid(let sums, let squares, let columns):
-            // `covers` found both indices.
-            let i = (Self.gridIndex(y - covered.y, covered.height) ?? 0) * columns
-                + (Self.gridIndex(x - covered.x, covered.width) ?? 0)
-            sum = sums[i]
-            square = squares[i]
+            guard let row = Self.gridIndex(y - covered.y, covered.height),
+                  let column = Self.gridIndex(x - covered.x, covered.width)
+            else { return nil }
+            sum = sums[row * columns + column]
+            square = squares[row * columns + column]
         }
         let n = Float(side * side), mean = Float(sum) / n
         return (mean, max(0, Float(square) / n - mean * mean).squareRoot())
@@ -194,8 +188,8 @@ package struct BlockMeans: Sendable {
         else { return nil }
         var n = 0.0, sumNow = 0.0, sumThen = 0.0, squaresNow = 0.0, squaresThen = 0.0, cross = 0.0
         let covered = Self.forEachBlock(of: area) { x, y in
-            guard covers(x: x, y: y), earlier.covers(x: x, y: y) else { return false }
-            let a = Double(block(x: x, y: y).mean), b = Double(earlier.block(x: x, y: y).mean)
+            guard let now = block(x: x, y: y), let then = earlier.block(x: x, y: y) else { return false }
+            let a = Double(now.mean), b = Double(then.mean)
             n += 1
             sumNow += a
             sumThen += b
@@ -220,12 +214,11 @@ package struct BlockMeans: Sendable {
             if let area, x + side > area.x, x < area.x + area.width, y + side > area.y, y < area.y + area.height {
                 return true
             }
-            guard covers(x: x, y: y) else { return false } // a grid over another area: no block here
-            let now = block(x: x, y: y)
+            guard let now = block(x: x, y: y) else { return false } // a grid over another area: no block here
             for ey in max(0, y - shift)...min(height - side, y + shift) {
-                for ex in max(0, x - shift)...min(width - side, x + shift) where earlier.covers(x: ex, y: ey) {
-                    let then = earlier.block(x: ex, y: ey)
-                    if abs(then.mean - now.mean) <= threshold, abs(then.spread - now.spread) <= threshold {
+                for ex in max(0, x - shift)...min(width - side, x + shift) {
+                    if let then = earlier.block(x: ex, y: ey),
+                       abs(then.mean - now.mean) <= threshold, abs(then.spread - now.spread) <= threshold {
                         return true
                     }
                 }
