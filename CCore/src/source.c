@@ -186,8 +186,12 @@ static void finish(ccore_source *src, int state, int error) {
     signal_consumer(src);
 }
 
+/* The name `top`, `perf` and /proc show for the thread (at most 15 characters). */
+#define CAPTURE_THREAD_NAME "ccore-capture"
+
 static void *capture_thread(void *arg) {
     ccore_source *src = arg;
+    pthread_setname_np(pthread_self(), CAPTURE_THREAD_NAME);
     while (!atomic_load_explicit(&src->stop_requested, memory_order_acquire)) {
         source_frame f;
         int rc = src->ops->next_frame(src, &f);

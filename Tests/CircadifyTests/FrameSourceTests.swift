@@ -119,6 +119,33 @@ import Testing
         #expect(await source.statistics().state == .stopped)
     }
 
+    /// The capture thread and the thread that wakes the consumer carry names, so that
+    /// `top -H`, `perf` and /proc tell them from the runtime's pool threads. Linux
+    /// refuses a name of more than 15 characters, and the thread then keeps its
+    /// creator's. Looked for while samples flow (a thread names itself once it runs).
+    @Test func theSourcesThreadsCarryTheirNames() async throws {
+        let file = try TemporaryFile(named: "named.y4m", contents: Self.clip(frames: 300))
+        defer { file.cleanUp() }
+        let source = try FrameSource(.file(file.path), configuration: Self.fast)
+        var names = Set<String>()
+        for try await _ in try await source.samples() {
+            names = Self.threadNames()
+            if names.isSuperset(of: ["ccore-capture", "circadify-wake"]) { break }
+        }
+        await source.stop()
+        #expect(names.contains("ccore-capture"), "threads: \(names.sorted())")
+        #expect(names.contains("circadify-wake"), "threads: \(names.sorted())")
+    }
+
+    /// The names of this process's threads, from /proc.
+    static func threadNames() -> Set<String> {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return Set(tasks.compactMap { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        })
+    }
+
     @Test func thumbnailsReachTheReader() async throws {
         let file = try TemporaryFile(named: "clip.y4m", contents: Self.clip(frames: 6, width: 320, height: 240))
         defer { file.cleanUp() }

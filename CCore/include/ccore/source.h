@@ -150,7 +150,7 @@ int ccore_source_open_device(const char *path, const ccore_source_config *config
 int ccore_source_open_file(const char *path, const ccore_source_config *config, ccore_source **out,
                            char *message, uint32_t message_size);
 
-/** Starts streaming and the capture thread. */
+/** Starts streaming and the capture thread (named "ccore-capture", as `top -H` shows it). */
 int ccore_source_start(ccore_source *source);
 
 /** Stops the thread and streaming, restores locked controls. Idempotent. */

@@ -131,12 +131,12 @@ final class SampleWakeup: Sendable {
         quit = ends[1]
         let ended = ends[0], signal = self.signal
         let thread = Thread {
+            Self.nameThisThread("circadify-wake")
             Self.watch(own, quit: ended, signal: signal)
             signal.stopWatching()
             close(own)
             close(ended)
         }
-        thread.name = "circadify-samples"
         thread.start()
     }
 
@@ -147,6 +147,18 @@ final class SampleWakeup: Sendable {
         var byte: UInt8 = 0
         _ = send(quit, &byte, 1, Int32(MSG_NOSIGNAL))
         close(quit)
+    }
+
+    /// Names the calling thread as `top -H`, `perf` and /proc show it. Foundation's
+    /// `Thread.name` does not reach the OS thread on Linux, and Glibc's module has no
+    /// `pthread_setname_np`; a thread may write its own name here (proc(5)), of which
+    /// Linux keeps 15 bytes.
+    private static func nameThisThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
     }
 
     /// Until `quit` (the thread's end of the socket pair) is signalled or hangs up:
