@@ -1,6 +1,7 @@
 /* Replay of a recorded video through the same per-frame path as a camera,
  * paced at the stream's frame rate or as fast as the consumer drains it. */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -37,15 +38,17 @@ static int file_start(ccore_source *src) {
     return 0;
 }
 
-/* Sleeps until `deadline` in slices, so a stop request is seen promptly. */
+/* Sleeps until `deadline`, or until a stop request, which writes wake_fd
+ * (ccore_source_stop). One wake-up a frame: sleeping in fixed slices to look
+ * for a stop woke an idle core a second time each frame, for nothing. */
 static int sleep_until(ccore_source *src, int64_t deadline) {
     for (;;) {
-        if (atomic_load_explicit(&src->stop_requested, memory_order_relaxed)) return -EAGAIN;
+        if (atomic_load_explicit(&src->stop_requested, memory_order_acquire)) return -EAGAIN;
         int64_t left = deadline - ccore_now_ns();
         if (left <= 0) return 0;
-        if (left > 20000000) left = 20000000;
-        struct timespec nap = {0, (long)left};
-        nanosleep(&nap, NULL);
+        struct timespec wait = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+        struct pollfd stop = {.fd = src->wake_fd, .events = POLLIN};
+        ppoll(&stop, 1, &wait, NULL);
     }
 }
 

@@ -87,6 +87,32 @@ import Testing
         #expect(elapsed > 0.4, "15 frames at 30 fps take about half a second, took \(elapsed) s")
     }
 
+    /// A realtime replay sleeps until each frame is due, and a stop wakes it at once
+    /// however far off the next frame is (here 1 s: a clip at 1 frame a second, the slowest
+    /// a Y4M header may say).
+    @Test func stoppingARealtimeReplayDoesNotWaitForTheNextFrame() throws {
+        let frames = (0..<3).map { i in Y4M.flatFrame420(width: 32, height: 24, y: UInt8(100 + i), cb: 110, cr: 150) }
+        let file = try TemporaryFile(named: "slow.y4m",
+                                     contents: Y4M.file(width: 32, height: 24, fps: "1:1", frames: frames))
+        defer { file.cleanUp() }
+        let (rc, msg, raw) = Self.open(file.path, Self.config(realtime: true))
+        #expect(rc == 0, "\(msg)")
+        let source = try #require(raw)
+        defer { ccore_source_destroy(source) }
+        #expect(ccore_source_start(source) == 0)
+        let ring = ccore_source_ring(source)
+        var sample = ccore_frame_sample()
+        let due = Date().addingTimeInterval(3)
+        while !ccore_ring_pop(ring, &sample), Date() < due { usleep(1000) }
+        #expect(sample.sequence == 0, "frame 0 is due at once")
+        usleep(50_000) // the thread is now asleep until frame 1, 1 s after the start
+        let asked = Date()
+        #expect(ccore_source_stop(source) == 0)
+        let took = Date().timeIntervalSince(asked)
+        #expect(took < 0.5, "the stop took \(took) s: it waited for frame 1")
+        #expect(!ccore_ring_pop(ring, &sample), "no frame after frame 0")
+    }
+
     @Test func truncatedFileFailsAtTheBrokenFrameAfterDeliveringTheGoodOnes() throws {
         let file = try TemporaryFile(named: "cut.y4m", contents: Array(Self.y4m(frames: 10).dropLast(100)))
         defer { file.cleanUp() }
