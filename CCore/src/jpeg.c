@@ -9,7 +9,15 @@
  * one. Most of a decode is Huffman decoding, which no scale shortens: a
  * partial decode saves by stopping below the last row wanted (the entropy-
  * coded data has no index, so every row above it is still Huffman-decoded)
- * and by skipping the IDCT of rows and planes nobody reads. */
+ * and by skipping the IDCT of rows and planes nobody reads.
+ *
+ * Restart markers are the one index the data has: each ends an interval of
+ * MCUs whose decoding starts afresh (the DC predictions reset). When they
+ * divide the MCU rows evenly, the intervals form a grid over the frame, and a
+ * partial decode that wants a box of it hands libjpeg a smaller JPEG made of
+ * that box's intervals alone (the headers with the box's size, the intervals'
+ * bytes, markers renumbered) and places what it decodes at the box's place in
+ * the planes. */
 #include "ccore/jpeg.h"
 
 #include <errno.h>
@@ -76,6 +84,9 @@ struct ccore_jpeg {
     uint32_t max_width, max_height;
     uint8_t *planes; /* room for the planes of any supported frame up to the maximum, at scale 1 */
     size_t capacity;
+    uint8_t *box; /* a box of a frame's restart intervals as a JPEG of its own (see make_box) */
+    size_t box_capacity;
+    uint64_t box_decodes;
     JSAMPROW rows[3][MAX_GROUP_ROWS];
     char message[JMSG_LENGTH_MAX + 64];
 };
@@ -169,7 +180,14 @@ int ccore_jpeg_create(uint32_t max_width, uint32_t max_height, ccore_jpeg **out)
     jpeg->max_height = max_height;
     jpeg->capacity = planes_bound(max_width, max_height);
     jpeg->planes = malloc(jpeg->capacity);
-    if (!jpeg->planes) {
+    /* As large as the planes: a frame's box is never larger than the frame, and a JPEG
+     * larger than its pixels is decoded from the top instead. Pages never written stay
+     * unallocated. */
+    jpeg->box_capacity = jpeg->capacity;
+    jpeg->box = malloc(jpeg->box_capacity);
+    if (!jpeg->planes || !jpeg->box) {
+        free(jpeg->planes);
+        free(jpeg->box);
         free(jpeg);
         return -ENOMEM;
     }
@@ -179,6 +197,7 @@ int ccore_jpeg_create(uint32_t max_width, uint32_t max_height, ccore_jpeg **out)
     /* jpeg_create_decompress reports running out of memory through error_exit. */
     if (setjmp(jpeg->errors.jump)) {
         free(jpeg->planes);
+        free(jpeg->box);
         free(jpeg);
         return -ENOMEM;
     }
@@ -193,10 +212,13 @@ void ccore_jpeg_destroy(ccore_jpeg *jpeg) {
     jpeg_destroy_decompress(&jpeg->d);
     free(jpeg->pool.block);
     free(jpeg->planes);
+    free(jpeg->box);
     free(jpeg);
 }
 
 const char *ccore_jpeg_error_message(const ccore_jpeg *jpeg) { return jpeg ? jpeg->message : ""; }
+
+uint64_t ccore_jpeg_box_decodes(const ccore_jpeg *jpeg) { return jpeg ? jpeg->box_decodes : 0; }
 
 /* The error libjpeg jumped back with; the decompressor is reset for the next frame. */
 static int failed(ccore_jpeg *jpeg) {
@@ -271,16 +293,152 @@ static void keep_chroma_subsampled(struct jpeg_decompress_struct *d) {
     }
 }
 
-/* Output rows [from, to) of a frame `height` rows tall for the fraction
- * [top, bottom) of its height, one row wider on each side than rounding
+/* Output rows (or columns) [from, to) of a frame `extent` rows tall for the
+ * fraction [top, bottom) of it, one row wider on each side than rounding
  * could make a reader's box. Empty when the fractions are. */
-static void fraction_rows(float top, float bottom, uint32_t height, uint32_t *from, uint32_t *to) {
+static void fraction_span(float top, float bottom, uint32_t extent, uint32_t *from, uint32_t *to) {
     *from = *to = 0;
     if (!(bottom > top) || !(bottom > 0) || !(top < 1)) return;
-    double t = top > 0 ? floor((double)top * height) - 1 : 0;
-    double b = bottom < 1 ? ceil((double)bottom * height) + 1 : height;
+    double t = top > 0 ? floor((double)top * extent) - 1 : 0;
+    double b = bottom < 1 ? ceil((double)bottom * extent) + 1 : extent;
     *from = t <= 0 ? 0 : (uint32_t)t;
-    *to = b >= height ? height : (uint32_t)b;
+    *to = b >= extent ? extent : (uint32_t)b;
+}
+
+/* The next marker from p on: its 0xFF (fill bytes before it stay with the data
+ * before), its code in *code; NULL when none comes before `end`. A stuffed
+ * 0xFF00 is data. */
+static const uint8_t *next_marker(const uint8_t *p, const uint8_t *end, uint8_t *code) {
+    while (p < end) {
+        const uint8_t *ff = memchr(p, 0xFF, (size_t)(end - p));
+        if (!ff || ff + 1 >= end) return NULL;
+        if (ff[1] == 0x00) {
+            p = ff + 2;
+        } else if (ff[1] == 0xFF) {
+            p = ff + 1;
+        } else {
+            *code = ff[1];
+            return ff;
+        }
+    }
+    return NULL;
+}
+
+/* Where the baseline frame header (SOF0 or SOF1) starts in the markers before
+ * the scan, or 0 when they are not a clean run of segments. */
+static size_t frame_header_at(const uint8_t *data, size_t header) {
+    size_t at = 2; /* after SOI */
+    while (at + 4 <= header) {
+        if (data[at] != 0xFF) return 0;
+        uint8_t code = data[at + 1];
+        if (code == 0xFF) {
+            at++;
+            continue;
+        }
+        if (code == 0xC0 || code == 0xC1) return at + 9 <= header ? at : 0;
+        if (code == 0xDA) return 0;
+        at += 2 + (((size_t)data[at + 2] << 8) | data[at + 3]);
+    }
+    return 0;
+}
+
+/* Where a box of restart intervals lands in the frame: its first MCU column and row. */
+typedef struct {
+    uint32_t mcu_col, mcu_row;
+} box_place;
+
+/* Writes into jpeg->box a JPEG of the restart intervals that cover output
+ * rows [top, bottom) and columns [left, right) of the frame whose headers `d`
+ * has just read from `data`, and returns its size; 0 when the frame's markers
+ * make no grid, when the box would save nothing over a decode from the top, or
+ * when anything in the data is unexpected (a marker out of turn, no end): the
+ * frame is then decoded from the top, which reports damage as usual. Reads the
+ * data only up to the box's last interval. */
+static size_t make_box(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t top, uint32_t bottom,
+                          uint32_t left, uint32_t right, box_place *place) {
+    const struct jpeg_decompress_struct *d = &jpeg->d;
+    uint32_t ri = d->restart_interval;
+    if (ri == 0 || d->progressive_mode || d->arith_code || d->comps_in_scan != d->num_components) return 0;
+    /* A lone component's MCU is one block whatever its sampling factors: only 1x1 keeps the sums below. */
+    if (d->num_components == 1 && (d->comp_info[0].h_samp_factor != 1 || d->comp_info[0].v_samp_factor != 1))
+        return 0;
+    uint32_t mcu_w = (uint32_t)d->max_h_samp_factor * DCTSIZE, mcu_h = (uint32_t)d->max_v_samp_factor * DCTSIZE;
+    uint32_t per_row = (d->image_width + mcu_w - 1) / mcu_w, mcu_rows = (d->image_height + mcu_h - 1) / mcu_h;
+    /* The grid: `across` intervals in each MCU row, or each interval `tall` whole MCU rows. */
+    uint32_t across, tall;
+    if (per_row % ri == 0)
+        across = per_row / ri, tall = 1;
+    else if (ri % per_row == 0)
+        across = 1, tall = ri / per_row;
+    else
+        return 0;
+    uint32_t grid_rows = (mcu_rows + tall - 1) / tall;
+    uint64_t intervals = ((uint64_t)per_row * mcu_rows + ri - 1) / ri;
+    /* The box in grid cells, from output pixels (an MCU is max_samp * min_DCT_scaled_size of them). */
+    uint32_t out_w = (uint32_t)d->max_h_samp_factor * (uint32_t)d->min_DCT_scaled_size;
+    uint32_t out_h = (uint32_t)d->max_v_samp_factor * (uint32_t)d->min_DCT_scaled_size;
+    uint32_t r0 = top / out_h / tall, r1 = ((bottom + out_h - 1) / out_h + tall - 1) / tall;
+    uint32_t c0 = 0, c1 = across;
+    if (across > 1) {
+        c0 = left / out_w / ri;
+        c1 = ((right + out_w - 1) / out_w + ri - 1) / ri;
+    }
+    if (r1 > grid_rows) r1 = grid_rows;
+    if (c1 > across) c1 = across;
+    if (r0 >= r1 || c0 >= c1 || (r0 == 0 && c0 == 0 && c1 == across)) return 0;
+    uint64_t last = (uint64_t)(r1 - 1) * across + (c1 - 1);
+    if (last >= intervals) return 0;
+
+    /* The headers, with the frame header's size made the box's. */
+    size_t header = size - d->src->bytes_in_buffer;
+    size_t sof = frame_header_at(data, header);
+    if (sof == 0 || header + 2 > jpeg->box_capacity) return 0;
+    uint32_t x0 = c0 * ri, x1 = across > 1 ? c1 * ri : per_row; /* MCU columns */
+    uint32_t y0 = r0 * tall, y1 = r1 * tall < mcu_rows ? r1 * tall : mcu_rows;
+    uint32_t width = x1 == per_row ? d->image_width - x0 * mcu_w : (x1 - x0) * mcu_w;
+    uint32_t height = y1 == mcu_rows ? d->image_height - y0 * mcu_h : (y1 - y0) * mcu_h;
+    uint8_t *w = jpeg->box;
+    memcpy(w, data, header);
+    w[sof + 5] = (uint8_t)(height >> 8);
+    w[sof + 6] = (uint8_t)height;
+    w[sof + 7] = (uint8_t)(width >> 8);
+    w[sof + 8] = (uint8_t)width;
+    size_t used = header;
+
+    /* The intervals in order, each ended by its restart marker (RST0-7 in turn), the
+     * last by the end of the image; the box's copied and renumbered. */
+    const uint8_t *p = data + header, *end = data + size;
+    uint32_t copied = 0;
+    for (uint64_t k = 0; k <= last; k++) {
+        uint8_t code = 0;
+        const uint8_t *marker = next_marker(p, end, &code);
+        if (!marker) return 0;
+        int expected = k + 1 < intervals ? code == 0xD0 + (k & 7) : code == 0xD9;
+        if (!expected) return 0;
+        uint64_t col = k % across;
+        if (k / across >= r0 && col >= c0 && col < c1) {
+            size_t n = (size_t)(marker - p);
+            if (n + 2 > jpeg->box_capacity - used) return 0;
+            memcpy(w + used, p, n);
+            used += n;
+            w[used++] = 0xFF;
+            w[used++] = k == last ? 0xD9 : (uint8_t)(0xD0 + (copied & 7));
+            copied++;
+        }
+        p = marker + 2;
+    }
+    place->mcu_col = x0;
+    place->mcu_row = y0;
+    return used;
+}
+
+/* The decode settings every frame gets, after its headers are read. */
+static void set_output(struct jpeg_decompress_struct *d, uint32_t scale_denom) {
+    d->raw_data_out = TRUE;
+    d->do_fancy_upsampling = FALSE;
+    d->dct_method = JDCT_ISLOW;
+    d->scale_num = 1;
+    d->scale_denom = scale_denom;
 }
 
 static int decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t scale_denom,
@@ -315,24 +473,23 @@ static int decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t s
         jpeg_abort_decompress(d);
         return -E2BIG;
     }
-    d->raw_data_out = TRUE;
-    d->do_fancy_upsampling = FALSE;
-    d->dct_method = JDCT_ISLOW;
-    d->scale_num = 1;
-    d->scale_denom = scale_denom;
-    jpeg->stage = "JPEG data";
-    jpeg_start_decompress(d);
-    keep_chroma_subsampled(d);
+    set_output(d, scale_denom);
+    jpeg_calc_output_dimensions(d);
 
     /* The planes one after the other, each as wide and tall as the decoder
-     * writes it: whole blocks across, whole iMCU rows down. */
+     * writes the whole frame: whole blocks across, whole iMCU rows down. Every
+     * component gets the luma's scaled block size (keep_chroma_subsampled). */
     int planes = d->num_components;
+    size_t scaled = (size_t)d->min_DCT_scaled_size;
     uint8_t *plane[3] = {NULL, NULL, NULL};
     size_t stride[3] = {0, 0, 0}, plane_rows[3] = {0, 0, 0}, used = 0;
+    int h_samp[3] = {0, 0, 0}, v_samp[3] = {0, 0, 0};
     for (int i = 0; i < planes; i++) {
         const jpeg_component_info *c = &d->comp_info[i];
-        stride[i] = (size_t)c->width_in_blocks * (size_t)c->DCT_scaled_size;
-        plane_rows[i] = (size_t)d->total_iMCU_rows * (size_t)c->v_samp_factor * (size_t)c->DCT_scaled_size;
+        h_samp[i] = c->h_samp_factor;
+        v_samp[i] = c->v_samp_factor;
+        stride[i] = (size_t)c->width_in_blocks * scaled;
+        plane_rows[i] = (size_t)d->total_iMCU_rows * (size_t)c->v_samp_factor * scaled;
         plane[i] = jpeg->planes + used;
         used += stride[i] * plane_rows[i];
     }
@@ -344,25 +501,52 @@ static int decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t s
         return -E2BIG;
     }
 
-    /* Rows wanted: luma [0, luma_end) and luma + chroma [colour_from, colour_to). */
-    uint32_t height = d->output_height, luma_end = height, colour_from = 0, colour_to = height;
+    /* Rows wanted: luma [luma_from, luma_to) across the frame and luma + chroma
+     * [colour_from, colour_to) in columns [colour_left, colour_right). */
+    uint32_t width = d->output_width, height = d->output_height;
+    uint32_t luma_from = 0, luma_to = height, colour_from = 0, colour_to = height, colour_left = 0,
+             colour_right = width;
     if (part) {
-        uint32_t unused;
-        fraction_rows(0, part->luma_bottom, height, &unused, &luma_end);
-        fraction_rows(part->colour_top, part->colour_bottom, height, &colour_from, &colour_to);
+        fraction_span(part->luma_top, part->luma_bottom, height, &luma_from, &luma_to);
+        fraction_span(part->colour_top, part->colour_bottom, height, &colour_from, &colour_to);
+        if (part->colour_left != 0 || part->colour_right != 0)
+            fraction_span(part->colour_left, part->colour_right, width, &colour_left, &colour_right);
     }
-    uint32_t end = luma_end > colour_to ? luma_end : colour_to;
+    int luma = luma_to > luma_from, colour = colour_to > colour_from && colour_right > colour_left;
+    uint32_t end = !colour || (luma && luma_to > colour_to) ? (luma ? luma_to : 0) : colour_to;
     uint32_t group = (uint32_t)(d->max_v_samp_factor * d->min_DCT_scaled_size); /* output rows per iMCU row */
+
+    /* A frame with restart markers may be decoded from the box of them that holds what is asked for. */
+    box_place place = {0, 0};
+    if (part && (luma || colour)) {
+        uint32_t top = !colour || (luma && luma_from < colour_from) ? luma_from : colour_from;
+        uint32_t left = luma ? 0 : colour_left, right = luma ? width : colour_right;
+        size_t box_size = make_box(jpeg, data, size, top, end, left, right, &place);
+        if (box_size > 0) {
+            jpeg_abort_decompress(d);
+            rc = read_header(jpeg, jpeg->box, box_size);
+            if (rc < 0) return rc;
+            set_output(d, scale_denom);
+            jpeg->box_decodes++;
+        }
+    }
+    uint32_t origin = place.mcu_row * group; /* the frame's output row where the decode's row 0 lands */
+
+    jpeg->stage = "JPEG data";
+    jpeg_start_decompress(d);
+    keep_chroma_subsampled(d);
     JSAMPARRAY arrays[3] = {jpeg->rows[0], jpeg->rows[1], jpeg->rows[2]};
-    while (d->output_scanline < end) {
-        uint32_t first = d->output_scanline, imcu = first / group, last = first + group;
-        int colour = first < colour_to && last > colour_from;
+    while (d->output_scanline < d->output_height && origin + d->output_scanline < end) {
+        uint32_t first = origin + d->output_scanline, imcu = d->output_scanline / group, last = first + group;
+        int in_colour = colour && first < colour_to && last > colour_from;
+        int in_luma = luma && first < luma_to && last > luma_from;
         for (int i = 0; i < planes; i++) {
-            const jpeg_component_info *c = &d->comp_info[i];
-            size_t n = (size_t)c->v_samp_factor * (size_t)c->DCT_scaled_size;
-            for (size_t r = 0; r < n; r++) jpeg->rows[i][r] = plane[i] + ((size_t)imcu * n + r) * stride[i];
+            size_t n = (size_t)v_samp[i] * scaled;
+            size_t down = (size_t)place.mcu_row * n, across = (size_t)place.mcu_col * (size_t)h_samp[i] * scaled;
+            for (size_t r = 0; r < n; r++)
+                jpeg->rows[i][r] = plane[i] + (down + (size_t)imcu * n + r) * stride[i] + across;
             /* The IDCT of a block nobody reads is skipped; its Huffman decoding is not. */
-            d->comp_info[i].component_needed = colour || (i == 0 && first < luma_end);
+            d->comp_info[i].component_needed = in_colour || (i == 0 && in_luma);
         }
         if (jpeg_read_raw_data(d, arrays, group) == 0) {
             snprintf(jpeg->message, sizeof jpeg->message, "JPEG data: decoder stalled at row %u", first);
@@ -371,7 +555,7 @@ static int decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t s
         }
         if (jpeg->errors.damaged) return damaged(jpeg);
     }
-    if (d->output_scanline >= height)
+    if (d->output_scanline >= d->output_height)
         jpeg_finish_decompress(d); /* reads on to the end of the image, where damage can still show */
     else
         jpeg_abort_decompress(d);
@@ -380,8 +564,8 @@ static int decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t s
     memset(out, 0, sizeof *out);
     out->format = format;
     out->range = CCORE_RANGE_FULL;
-    out->width = d->output_width;
-    out->height = d->output_height;
+    out->width = width;
+    out->height = height;
     out->plane0 = plane[0];
     out->plane1 = plane[1];
     out->plane2 = plane[2];

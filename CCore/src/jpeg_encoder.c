@@ -6,10 +6,14 @@
  * picture at 4:2:0, the worst case TurboJPEG itself guarantees, so no frame
  * can overflow it. */
 #include <errno.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <turbojpeg.h>
+
+/* jpeglib.h needs size_t and FILE declared first. */
+#include <jpeglib.h>
 
 #include "ccore/error.h"
 #include "ccore/jpeg.h"
@@ -155,4 +159,64 @@ int ccore_jpeg_encode(const ccore_image *image, int quality, uint8_t **out, size
     }
     tjDestroy(enc);
     return hand_back(jpeg_buf, jpeg_size, out, out_size);
+}
+
+/* libjpeg's fatal errors jump back here (error_exit must not return); warnings are ignored. */
+typedef struct {
+    struct jpeg_error_mgr mgr;
+    jmp_buf jump;
+} transcode_errors;
+
+static void transcode_error(j_common_ptr cinfo) { longjmp(((transcode_errors *)(void *)cinfo->err)->jump, 1); }
+
+static void transcode_quiet(j_common_ptr cinfo, int level) {
+    (void)cinfo;
+    (void)level;
+}
+
+/* What jpegtran -restart does: the coefficients read and written again with the
+ * new interval, so the pixels are those of the input. The output buffer is ours
+ * and roomy (a marker and a padding byte per interval added at most), so libjpeg
+ * never has to grow it. */
+int ccore_jpeg_set_restart_interval(const uint8_t *jpeg, size_t size, uint32_t interval, uint8_t **out,
+                                    size_t *out_size) {
+    if (!jpeg || size == 0 || size > (size_t)0x3fffffff || !out || !out_size || interval > 65535) return -EINVAL;
+    size_t room = 2 * size + 65536;
+    unsigned char *buffer = malloc(room);
+    if (!buffer) return -ENOMEM;
+    struct jpeg_decompress_struct src;
+    struct jpeg_compress_struct dst;
+    transcode_errors errors;
+    memset(&src, 0, sizeof src);
+    memset(&dst, 0, sizeof dst);
+    src.err = dst.err = jpeg_std_error(&errors.mgr);
+    errors.mgr.error_exit = transcode_error;
+    errors.mgr.emit_message = transcode_quiet;
+    unsigned char *mem = buffer;
+    unsigned long mem_size = (unsigned long)room;
+    /* Destroying a zeroed struct that was never created does nothing. */
+    if (setjmp(errors.jump)) {
+        jpeg_destroy_compress(&dst);
+        jpeg_destroy_decompress(&src);
+        free(buffer);
+        return CCORE_E_CORRUPT;
+    }
+    jpeg_create_decompress(&src);
+    jpeg_create_compress(&dst);
+    jpeg_mem_src(&src, jpeg, (unsigned long)size);
+    jpeg_read_header(&src, TRUE);
+    jvirt_barray_ptr *coefficients = jpeg_read_coefficients(&src);
+    jpeg_mem_dest(&dst, &mem, &mem_size);
+    jpeg_copy_critical_parameters(&src, &dst);
+    dst.restart_interval = interval;
+    dst.restart_in_rows = 0;
+    jpeg_write_coefficients(&dst, coefficients);
+    jpeg_finish_compress(&dst);
+    jpeg_finish_decompress(&src);
+    jpeg_destroy_compress(&dst);
+    jpeg_destroy_decompress(&src);
+    if (mem != buffer) free(buffer); /* libjpeg grew it after all: its copy is malloc'ed too */
+    *out = mem;
+    *out_size = mem_size;
+    return 0;
 }

@@ -50,7 +50,7 @@ struct ccore_processor {
      * word, so the capture thread never sees half of a change. */
     _Atomic uint64_t preview_shape;
     ccore_jpeg *jpeg;
-    _Atomic uint64_t frames, dropped, dropped_by_timestamp, error_frames;
+    _Atomic uint64_t frames, dropped, dropped_by_timestamp, error_frames, box_decodes;
     /* Capture-thread state. */
     int have_last;
     uint64_t last_sequence;
@@ -164,18 +164,26 @@ static uint32_t choose_scale(const ccore_processor *p, const ccore_roi_set *rois
 }
 
 /* MJPEG frames are decoded only as far as this frame's readers need: the
- * ROIs' rows (luma and chroma), the luma of the frame's top half for the
- * mean luma, and all of the luma when the frame makes a thumbnail. Most of a
- * decode is Huffman decoding down to the last row read, so the two frames in
- * three that make no thumbnail cost about half. A preview frame is decoded
- * whole. Every frame measures the same pixels the same way whatever its
- * extent (the rows decoded are those of a whole decode, bit for bit, and the
- * mean luma always covers the top half), so no pattern with the thumbnail's
- * period enters the traces. */
-#define MJPEG_MEAN_LUMA_FRACTION 0.5f
+ * ROIs' rows (luma and chroma), a band of luma across the frame's middle for
+ * the mean luma, and all of the luma when the frame makes a thumbnail. Most of
+ * a decode is Huffman decoding down to the last row read (from the top, or,
+ * when the camera sends restart markers, from the first row wanted: see
+ * ccore_jpeg_decode_part), so the two frames in three that make no thumbnail
+ * cost about half, or a third with restart markers. A preview frame is
+ * decoded whole. Every frame measures the same pixels the same way whatever
+ * its extent (the rows decoded are those of a whole decode, bit for bit, and
+ * the mean luma always covers the same band), so no pattern with the
+ * thumbnail's period enters the traces.
+ *
+ * The band holds the face's middle, which the user is guided to centre, and
+ * the background on both sides of it: rows the ROIs mostly span already, so
+ * that a decode from restart markers need not start far above them. */
+#define MJPEG_MEAN_LUMA_TOP 0.3f
+#define MJPEG_MEAN_LUMA_BOTTOM 0.5f
 
 static ccore_jpeg_rows mjpeg_rows(const ccore_roi_set *rois, int thumbnail) {
-    ccore_jpeg_rows part = {thumbnail ? 1.0f : MJPEG_MEAN_LUMA_FRACTION, 0, 0};
+    ccore_jpeg_rows part = {.luma_top = thumbnail ? 0 : MJPEG_MEAN_LUMA_TOP,
+                            .luma_bottom = thumbnail ? 1.0f : MJPEG_MEAN_LUMA_BOTTOM};
     uint32_t count = rois ? (rois->count > CCORE_MAX_ROIS ? CCORE_MAX_ROIS : rois->count) : 0;
     for (uint32_t i = 0; i < count; i++) {
         float top = rois->rects[i].y, bottom = rois->rects[i].y + rois->rects[i].height;
@@ -185,11 +193,17 @@ static ccore_jpeg_rows mjpeg_rows(const ccore_roi_set *rois, int thumbnail) {
     return part;
 }
 
-/* The part of an MJPEG frame its mean luma covers (a raw frame's covers all of it). */
+/* The band of an MJPEG frame its mean luma covers (a raw frame's covers all of
+ * it); the mean luma reads the luma plane alone. */
 static ccore_image mean_luma_view(const ccore_image *decoded) {
-    ccore_image top = *decoded;
-    top.height = (uint32_t)ceilf((float)decoded->height * MJPEG_MEAN_LUMA_FRACTION);
-    return top;
+    ccore_image band = *decoded;
+    uint32_t top = (uint32_t)floorf((float)decoded->height * MJPEG_MEAN_LUMA_TOP);
+    uint32_t bottom = (uint32_t)ceilf((float)decoded->height * MJPEG_MEAN_LUMA_BOTTOM);
+    if (bottom <= top) bottom = top + 1;
+    if (bottom > decoded->height) bottom = decoded->height;
+    band.plane0 = decoded->plane0 + (size_t)top * decoded->stride0;
+    band.height = bottom > top ? bottom - top : 0;
+    return band;
 }
 
 static void publish_thumbnail(ccore_processor *p, const ccore_image *image, uint64_t sequence) {
@@ -247,9 +261,12 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
     if (p->config.is_mjpeg) {
         scale = choose_scale(p, rois);
         ccore_jpeg_rows part = mjpeg_rows(rois, thumbnail_due);
+        uint64_t boxes = ccore_jpeg_box_decodes(p->jpeg);
         int rc = !f->jpeg       ? CCORE_E_CORRUPT
                  : preview_due ? ccore_jpeg_decode(p->jpeg, f->jpeg, f->jpeg_size, scale, &decoded)
                                : ccore_jpeg_decode_part(p->jpeg, f->jpeg, f->jpeg_size, scale, &part, &decoded);
+        boxes = ccore_jpeg_box_decodes(p->jpeg) - boxes;
+        if (boxes) bump(&p->box_decodes, boxes);
         if (rc < 0) {
             count_error(p);
             snprintf(p->message, sizeof p->message, "frame %llu: %s", (unsigned long long)f->sequence,
@@ -411,6 +428,7 @@ void ccore_processor_get_counters(const ccore_processor *cp, ccore_processor_cou
     out->dropped = atomic_load_explicit(&p->dropped, memory_order_relaxed);
     out->dropped_by_timestamp = atomic_load_explicit(&p->dropped_by_timestamp, memory_order_relaxed);
     out->error_frames = atomic_load_explicit(&p->error_frames, memory_order_relaxed);
+    out->box_decodes = atomic_load_explicit(&p->box_decodes, memory_order_relaxed);
 }
 
 const char *ccore_processor_error_message(const ccore_processor *p) { return p ? p->message : ""; }

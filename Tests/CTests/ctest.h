@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ccore/jpeg.h"
+
 /** Failed checks so far in the whole run (the runner compares before and after a test). */
 extern unsigned ctest_failures;
 
@@ -54,6 +56,14 @@ uint64_t ctest_scaled(uint64_t iterations);
 /** A path for a scratch file, unique to this process. */
 void ctest_temp_path(char *out, size_t size, const char *name);
 
+/** A w x h RGB24 picture with texture at every scale (the IDCT's AC terms matter), different
+ *  for each seed; malloc'ed, NULL when out of memory. */
+uint8_t *ctest_textured_rgb(uint32_t w, uint32_t h, uint32_t seed);
+
+/** That picture as a baseline JPEG (ccore_jpeg_encode_rgb); *jpeg is malloc'ed. */
+int ctest_encode_textured(uint32_t w, uint32_t h, uint32_t seed, ccore_jpeg_subsampling subsampling, int quality,
+                          uint8_t **jpeg, size_t *size);
+
 /* The tests, one group per module. */
 void test_ring_single_thread(void);
 void test_ring_two_thread_stress(void);
@@ -67,6 +77,8 @@ void test_jpeg_corrupt(void);
 void test_jpeg_matches_turbojpeg(void);
 void test_jpeg_partial_decode(void);
 void test_jpeg_steady_decodes_allocate_nothing(void);
+void test_jpeg_restart_box_decode(void);
+void test_jpeg_restart_box_falls_back(void);
 void test_roi_means_and_skin_mask(void);
 void test_processor_sample_and_thumbnail(void);
 void test_processor_gaps_and_flags(void);

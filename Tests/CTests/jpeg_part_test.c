@@ -13,34 +13,13 @@
 #include "ccore/roi.h"
 #include "ctest.h"
 
-/* A picture with texture at every scale (the IDCT's AC terms matter): odd size on purpose. */
+/* The test picture's size: odd on purpose. */
 #define PW 101
 #define PH 67
 
-static uint8_t *textured(uint32_t w, uint32_t h, uint32_t seed) {
-    uint8_t *rgb = malloc((size_t)w * h * 3);
-    if (!rgb) return NULL;
-    uint32_t state = seed * 2654435761u + 1;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            state = state * 1664525u + 1013904223u;
-            uint8_t *p = rgb + ((size_t)y * w + x) * 3;
-            p[0] = (uint8_t)(150 + (x * 3 + y) % 60 + (state >> 28));
-            p[1] = (uint8_t)(100 + (x + y * 5) % 50 + (state >> 29));
-            p[2] = (uint8_t)(70 + (x * y) % 40 + (state >> 30));
-        }
-    return rgb;
-}
-
 static int encode(uint32_t w, uint32_t h, uint32_t seed, ccore_jpeg_subsampling subsampling, uint8_t **jpeg,
                   size_t *size) {
-    uint8_t *rgb = textured(w, h, seed);
-    if (!rgb) return -1;
-    ccore_image image;
-    int rc = ccore_image_wrap_packed(&image, CCORE_PIXEL_RGB24, CCORE_RANGE_FULL, w, h, rgb);
-    if (rc == 0) rc = ccore_jpeg_encode_rgb(&image, 90, subsampling, jpeg, size);
-    free(rgb);
-    return rc;
+    return ctest_encode_textured(w, h, seed, subsampling, 90, jpeg, size);
 }
 
 /* Visible columns and rows of plane i of a w x h picture in `format`. */
@@ -60,7 +39,7 @@ static const uint8_t *plane_of(const ccore_image *im, int i, uint32_t *stride) {
 /* The same picture as a progressive JPEG, through TurboJPEG (the core's encoder writes baseline only). */
 static int encode_progressive(uint32_t w, uint32_t h, uint32_t seed, ccore_jpeg_subsampling subsampling,
                               uint8_t **jpeg, size_t *size) {
-    uint8_t *rgb = textured(w, h, seed);
+    uint8_t *rgb = ctest_textured_rgb(w, h, seed);
     tjhandle tj = tjInitCompress();
     unsigned char *out = NULL;
     unsigned long out_size = 0;
@@ -181,44 +160,60 @@ void test_jpeg_partial_decode(void) {
 
 /* Every MJPEG sample, from a whole decode (thumbnail frames) or a partial one, equals what
  * the kernels measure on a whole decode of its frame: the ROIs' means, and the mean luma
- * of the top half. */
+ * of the band across the frame's middle (rows 0.3-0.5 of its height). Frames with restart
+ * markers too, of which the partial ones are decoded from a box of their intervals. */
 void test_processor_mjpeg_every_frame_alike(void) {
     enum { FW = 320, FH = 240, FRAMES = 7 };
-    ccore_processor_config c = {.pixel_format = CCORE_PIXEL_NONE, .is_mjpeg = 1, .width = FW, .height = FH,
-                                .frame_interval_ns = 33333333, .thumbnail_width = 80, .thumbnail_height = 60,
-                                .thumbnail_every = 3, .min_roi_pixels = 8};
-    ccore_processor *p = NULL;
-    REQUIRE(ccore_processor_create(&c, &p) == 0);
-    ccore_roi_set set = {.count = 3, .generation = 1, .skin = ccore_skin_bounds_all()};
-    set.rects[0] = (ccore_rect){0.35f, 0.30f, 0.30f, 0.08f};
-    set.rects[1] = (ccore_rect){0.30f, 0.45f, 0.12f, 0.10f};
-    set.rects[2] = (ccore_rect){0.58f, 0.45f, 0.12f, 0.10f};
-    REQUIRE(ccore_processor_set_rois(p, &set) == 0);
-    ccore_jpeg *dec = NULL;
-    REQUIRE(ccore_jpeg_create(FW, FH, &dec) == 0);
-    int thumbnails = 0;
-    for (uint32_t i = 0; i < FRAMES; i++) {
-        uint8_t *jpeg = NULL;
-        size_t size = 0;
-        REQUIRE(encode(FW, FH, 10 + i, CCORE_JPEG_420, &jpeg, &size) == 0);
-        ccore_frame f = {.sequence = i, .timestamp_ns = 1000 + (int64_t)i * 33333333, .jpeg = jpeg, .jpeg_size = size};
-        ccore_frame_sample s;
-        REQUIRE(ccore_processor_process(p, &f, &s) == 1);
-        thumbnails += (s.flags & CCORE_SAMPLE_THUMBNAIL) != 0;
-        ccore_image whole;
-        REQUIRE(ccore_jpeg_decode(dec, jpeg, size, s.decode_scale, &whole) == 0);
-        ccore_roi_stats expected[CCORE_MAX_ROIS];
-        REQUIRE(ccore_roi_measure(&whole, &set, expected) == 0);
-        for (uint32_t r = 0; r < set.count; r++) {
-            CHECK(expected[r].pixel_count > 0);
-            CHECK(memcmp(&s.rois[r], &expected[r], sizeof expected[r]) == 0);
+    for (int restarts = 0; restarts < 2; restarts++) {
+        ccore_processor_config c = {.pixel_format = CCORE_PIXEL_NONE, .is_mjpeg = 1, .width = FW, .height = FH,
+                                    .frame_interval_ns = 33333333, .thumbnail_width = 80, .thumbnail_height = 60,
+                                    .thumbnail_every = 3, .min_roi_pixels = 8};
+        ccore_processor *p = NULL;
+        REQUIRE(ccore_processor_create(&c, &p) == 0);
+        ccore_roi_set set = {.count = 3, .generation = 1, .skin = ccore_skin_bounds_all()};
+        set.rects[0] = (ccore_rect){0.35f, 0.30f, 0.30f, 0.08f};
+        set.rects[1] = (ccore_rect){0.30f, 0.45f, 0.12f, 0.10f};
+        set.rects[2] = (ccore_rect){0.58f, 0.45f, 0.12f, 0.10f};
+        REQUIRE(ccore_processor_set_rois(p, &set) == 0);
+        ccore_jpeg *dec = NULL;
+        REQUIRE(ccore_jpeg_create(FW, FH, &dec) == 0);
+        int thumbnails = 0;
+        for (uint32_t i = 0; i < FRAMES; i++) {
+            uint8_t *jpeg = NULL, *marked = NULL;
+            size_t size = 0, marked_size = 0;
+            REQUIRE(encode(FW, FH, 10 + i, CCORE_JPEG_420, &jpeg, &size) == 0);
+            /* 20 MCUs a row at 4:2:0: four intervals across. */
+            if (restarts) {
+                REQUIRE(ccore_jpeg_set_restart_interval(jpeg, size, 5, &marked, &marked_size) == 0);
+                free(jpeg);
+                jpeg = marked;
+                size = marked_size;
+            }
+            ccore_frame f = {.sequence = i, .timestamp_ns = 1000 + (int64_t)i * 33333333, .jpeg = jpeg,
+                             .jpeg_size = size};
+            ccore_frame_sample s;
+            REQUIRE(ccore_processor_process(p, &f, &s) == 1);
+            thumbnails += (s.flags & CCORE_SAMPLE_THUMBNAIL) != 0;
+            ccore_image whole;
+            REQUIRE(ccore_jpeg_decode(dec, jpeg, size, s.decode_scale, &whole) == 0);
+            ccore_roi_stats expected[CCORE_MAX_ROIS];
+            REQUIRE(ccore_roi_measure(&whole, &set, expected) == 0);
+            for (uint32_t r = 0; r < set.count; r++) {
+                CHECK(expected[r].pixel_count > 0);
+                CHECK(memcmp(&s.rois[r], &expected[r], sizeof expected[r]) == 0);
+            }
+            ccore_image band = whole;
+            uint32_t top = whole.height * 3 / 10, bottom = (whole.height + 1) / 2;
+            band.plane0 += (size_t)top * whole.stride0;
+            band.height = bottom - top;
+            CHECK(s.mean_luma == ccore_image_mean_luma(&band));
+            free(jpeg);
         }
-        ccore_image top = whole;
-        top.height = (whole.height + 1) / 2;
-        CHECK(s.mean_luma == ccore_image_mean_luma(&top));
-        free(jpeg);
+        CHECK_INT(thumbnails, 3); /* frames 0, 3, 6: whole decodes; the other four partial */
+        ccore_processor_counters counters;
+        ccore_processor_get_counters(p, &counters);
+        CHECK_INT(counters.box_decodes, restarts ? 4 : 0);
+        ccore_jpeg_destroy(dec);
+        ccore_processor_destroy(p);
     }
-    CHECK_INT(thumbnails, 3); /* frames 0, 3, 6: whole decodes; the other four partial */
-    ccore_jpeg_destroy(dec);
-    ccore_processor_destroy(p);
 }

@@ -61,6 +61,8 @@ static const struct {
     TEST(test_jpeg_matches_turbojpeg),
     TEST(test_jpeg_partial_decode),
     TEST(test_jpeg_steady_decodes_allocate_nothing),
+    TEST(test_jpeg_restart_box_decode),
+    TEST(test_jpeg_restart_box_falls_back),
     TEST(test_roi_means_and_skin_mask),
     TEST(test_processor_sample_and_thumbnail),
     TEST(test_processor_gaps_and_flags),

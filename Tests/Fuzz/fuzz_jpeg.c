@@ -10,8 +10,12 @@
  *    included), a chroma subsampling (all six, 4:4:0 and 4:1:1 must be
  *    refused) and a quality; the rest paints the pixels. The image is encoded
  *    and decoded at every scale by a decoder sized exactly to it, and every
- *    decoded pixel is read, so a short plane shows up as an ASan report.
+ *    decoded pixel is read, so a short plane shows up as an ASan report. The
+ *    same image with a restart marker every few MCUs is then decoded in part,
+ *    and the box asked for must equal the whole decode there (the decode from
+ *    a box of restart intervals).
  * Any crash, hang, leak or sanitizer report is a bug; error codes are fine. */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,11 +56,54 @@ static void decode_exact(const uint8_t *jpeg, size_t size, uint32_t scale, uint8
     if (ccore_jpeg_create(w, h, &dec) != 0) return;
     ccore_image image;
     if (ccore_jpeg_decode(dec, jpeg, size, scale, &image) == 0) read_planes(&image);
-    /* A partial decode stops early and leaves rows undecoded: the planes must stay sound. */
+    /* A partial decode stops early and leaves rows undecoded: the planes must stay sound.
+     * Without luma and with columns, a frame with restart markers is decoded from a box. */
     float top = (float)(rows & 7) / 8, bottom = top + (float)(rows >> 3) / 4;
     ccore_jpeg_rows part = {.luma_bottom = (float)((rows >> 1) & 3) / 3, .colour_top = top, .colour_bottom = bottom};
     if (ccore_jpeg_decode_part(dec, jpeg, size, scale, &part, &image) == 0) read_planes(&image);
+    ccore_jpeg_rows box = {.colour_top = top, .colour_bottom = bottom, .colour_left = (float)(rows & 3) / 5,
+                           .colour_right = 0.6f + (float)((rows >> 2) & 3) / 10};
+    if (ccore_jpeg_decode_part(dec, jpeg, size, scale, &box, &image) == 0) read_planes(&image);
     ccore_jpeg_destroy(dec);
+}
+
+/* Plane 0 of both decodes equal over the frame's fraction [x0, x1) x [y0, y1). */
+static int luma_box_equal(const ccore_image *a, const ccore_image *b, float x0, float x1, float y0, float y1) {
+    uint32_t l = (uint32_t)(x0 * (float)a->width), r = (uint32_t)ceilf(x1 * (float)a->width);
+    uint32_t t = (uint32_t)(y0 * (float)a->height), bt = (uint32_t)ceilf(y1 * (float)a->height);
+    if (r > a->width) r = a->width;
+    if (bt > a->height) bt = a->height;
+    for (uint32_t y = t; y < bt; y++)
+        if (l < r && memcmp(a->plane0 + (size_t)y * a->stride0 + l, b->plane0 + (size_t)y * b->stride0 + l, r - l))
+            return 0;
+    return 1;
+}
+
+/* The JPEG with a restart marker every `interval` MCUs, decoded whole and in part at every
+ * scale: the part asked for (a box of colour, a band of luma across) must be the whole's. */
+static void check_restart_box(const uint8_t *jpeg, size_t size, uint32_t w, uint32_t h, uint32_t interval,
+                              uint8_t pick) {
+    uint8_t *marked = NULL;
+    size_t marked_size = 0;
+    if (ccore_jpeg_set_restart_interval(jpeg, size, interval, &marked, &marked_size) != 0) abort();
+    ccore_jpeg *whole_dec = NULL, *part_dec = NULL;
+    if (ccore_jpeg_create(w, h, &whole_dec) == 0 && ccore_jpeg_create(w, h, &part_dec) == 0) {
+        float top = (float)(pick & 3) / 5, bottom = top + 0.2f + (float)((pick >> 2) & 3) / 8;
+        float left = (float)((pick >> 4) & 3) / 5, right = left + 0.3f;
+        float luma_top = (pick & 64) ? top / 2 : 0, luma_bottom = (pick & 64) ? top : 0;
+        ccore_jpeg_rows part = {.luma_top = luma_top, .luma_bottom = luma_bottom, .colour_top = top,
+                                .colour_bottom = bottom, .colour_left = left, .colour_right = right};
+        for (uint32_t scale = 1; scale <= 8; scale *= 2) {
+            ccore_image whole, some;
+            if (ccore_jpeg_decode(whole_dec, marked, marked_size, scale, &whole) != 0) abort();
+            if (ccore_jpeg_decode_part(part_dec, marked, marked_size, scale, &part, &some) != 0) abort();
+            if (!luma_box_equal(&some, &whole, left, right > 1 ? 1 : right, top, bottom > 1 ? 1 : bottom)) abort();
+            if ((pick & 64) && !luma_box_equal(&some, &whole, 0, 1, luma_top, luma_bottom)) abort();
+        }
+    }
+    ccore_jpeg_destroy(whole_dec);
+    ccore_jpeg_destroy(part_dec);
+    free(marked);
 }
 
 static void encode_then_decode(const uint8_t *data, size_t size) {
@@ -85,6 +132,8 @@ static void encode_then_decode(const uint8_t *data, size_t size) {
             }
             ccore_jpeg_destroy(dec);
         }
+        if (subsampling != CCORE_JPEG_440 && subsampling != CCORE_JPEG_411)
+            check_restart_box(jpeg, jpeg_size, w, h, 1 + (uint32_t)(quality % 12), (uint8_t)(w * 7 + h));
         free(jpeg);
     }
     free(rgb);

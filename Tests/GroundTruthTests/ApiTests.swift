@@ -41,6 +41,7 @@ import Testing
             ("heart rate", { $0.heart_rate_bpm = 500 }, "heart rate"),
             ("breathing", { $0.respiratory_rate = 100 }, "respiratory rate"),
             ("quality", { $0.jpeg_quality = 101 }, "JPEG quality"),
+            ("restart interval", { $0.restart_interval = 70000 }, "restart interval 70000"),
             ("scenario", { $0.scenario = gt_scenario(rawValue: 99) }, "unknown scenario"),
         ]
         for (name, change, expected) in cases {

@@ -35,6 +35,29 @@ import Testing
         #expect(frames.allSatisfy { $0[0].g > 60 && $0[0].g < 220 })
     }
 
+    /// Restart markers, as webcams send them, are written in losslessly: the frames carry a
+    /// restart interval (DRI) and markers, and measure exactly as the frames without them.
+    @Test func mjpegWithRestartMarkersHasTheSamePixels() throws {
+        var options = Clip.options(GT_JPEG, width: 160, height: 120, duration: 1)
+        let plain = try Clip(options)
+        options.restart_interval = 5
+        let marked = try Clip(options)
+        defer { plain.cleanUp(); marked.cleanUp() }
+        let bytes = try Data(contentsOf: marked.video)
+        #expect(bytes.range(of: Data([0xFF, 0xDD])) != nil)  // DRI
+        #expect(bytes.range(of: Data([0xFF, 0xD7])) != nil)  // RST7: markers run through their eight numbers
+        #expect(try Data(contentsOf: plain.video).range(of: Data([0xFF, 0xDD])) == nil)
+        #expect(marked.int("restartInterval") == 5 && plain.int("restartInterval") == 0)
+        let regions = { (_: Int) in [ccore_rect(x: 0, y: 0, width: 1, height: 1), ccore_rect(x: 0.3, y: 0.4, width: 0.3, height: 0.3)] }
+        let (_, a) = try measureVideo(plain.video, rects: regions)
+        let (_, b) = try measureVideo(marked.video, rects: regions)
+        #expect(a.count == 30 && b.count == 30)
+        for (x, y) in zip(a, b) {
+            #expect(x[0].r == y[0].r && x[0].g == y[0].g && x[0].b == y[0].b)
+            #expect(x[1].r == y[1].r && x[1].g == y[1].g && x[1].b == y[1].b)
+        }
+    }
+
     @Test func nonIntegerFrameRateIsARationalInTheHeader() throws {
         let clip = try Clip(GT_STILL, width: 32, height: 32, duration: 1, fps: 29.97)
         defer { clip.cleanUp() }

@@ -17,8 +17,9 @@
 # BENCH_MODE=live measures instead what a live 640x480 scan costs: `circadify
 # scan --input CLIP --realtime`, the clip replayed at its frame rate as a camera
 # delivers it, CPU time (user + sys) over wall time as a share of one core
-# (target: under 2%), for the 640x480 MJPEG and Y4M clips, BENCH_RUNS runs each
-# (BENCH_SECONDS long); no peers. Kept in .build-bench/pipeline-results/live.txt.
+# (target: under 2%), for the 640x480 MJPEG clips (with and without restart
+# markers) and the Y4M one, BENCH_RUNS runs each (BENCH_SECONDS long); no peers.
+# Kept in .build-bench/pipeline-results/live.txt.
 #
 # BENCH_RUNS (default 3) runs per tool and file; BENCH_CPU (default 1) the core;
 # BENCH_PY_DETECT_WIDTH (default 320, our detector's width; 0 = the full frame)
@@ -82,17 +83,21 @@ VITALLENS=1
 # --- build and clips -----------------------------------------------------------
 BIN="$(build_release "$SCRATCH" pipeline-vs-peers.sh circadify circadify-groundtruth)"
 mkdir -p "$CLIPS"
-CLIP_NAMES=(y4m-640x480 mjpeg-640x480 mjpeg-1280x720)
+# FORMAT-SIZE[-rN]: -rN is an MJPEG stream with a restart marker every N MCUs, as
+# many webcams send their frames (a Logitech C270: every 10); the same pixels.
+CLIP_NAMES=(y4m-640x480 mjpeg-640x480 mjpeg-640x480-r10 mjpeg-1280x720)
 clip_path() { # NAME -> the clip's file
-    local format=${1%%-*} size=${1#*-}
-    echo "$CLIPS/still-seed$SEED-${CLIP_SECONDS}s-$size.$format"
+    local format=${1%%-*} rest=${1#*-}
+    echo "$CLIPS/still-seed$SEED-${CLIP_SECONDS}s-$rest.$format"
 }
 for name in "${CLIP_NAMES[@]}"; do
     file="$(clip_path "$name")"
+    rest=${name#*-} restart=()
+    [[ "$rest" == *-r* ]] && restart=(--restart "${rest##*-r}")
     if [ ! -s "$file" ] || [ ! -s "${file%.*}.json" ]; then
         say "rendering ${file#"$ROOT"/}"
-        "$BIN/circadify-groundtruth" --scenario still --seed "$SEED" --size "${name#*-}" --fps "$FPS" \
-            --duration "$CLIP_SECONDS" -o "$file" --quiet
+        "$BIN/circadify-groundtruth" --scenario still --seed "$SEED" --size "${rest%%-*}" --fps "$FPS" \
+            --duration "$CLIP_SECONDS" "${restart[@]}" -o "$file" --quiet
     fi
     # vitallens reads raw MJPEG as one JPEG image: the same JPEG frames in a
     # Matroska file (copied, not re-encoded) for it alone.
@@ -120,7 +125,7 @@ if [ "$MODE" = live ]; then
         echo "| clip | run | CPU s (user + sys) | wall s | share of one core |"
         echo "|---|---:|---:|---:|---:|"
     } | tee "$LIVE"
-    for name in mjpeg-640x480 y4m-640x480; do
+    for name in mjpeg-640x480 mjpeg-640x480-r10 y4m-640x480; do
         file="$(clip_path "$name")"
         for run in $(seq 1 "$RUNS"); do
             # From the page cache, as a camera's frames come from its buffers: read back

@@ -16,7 +16,7 @@ import statistics
 TOOLS = [("circadify", "circadify scan"), ("python", "plain Python (OpenCV + Haar + POS)"),
          ("vitallens", "vitallens POS")]
 # CPU per frame targets for circadify scan, ms (DESIGN.md section 7 / issue 12).
-TARGETS = {"y4m-640x480": 0.25, "mjpeg-640x480": 0.5, "mjpeg-1280x720": 0.8}
+TARGETS = {"y4m-640x480": 0.25, "mjpeg-640x480": 0.5, "mjpeg-640x480-r10": 0.5, "mjpeg-1280x720": 0.8}
 MIN_RATIO_TO_PYTHON = 8.0
 
 

@@ -38,23 +38,37 @@ int ccore_jpeg_peek_size(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uin
 int ccore_jpeg_decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t scale_denom, ccore_image *out);
 
 /** The part of a frame a partial decode delivers, as fractions (0-1) of the
- *  frame's height from its top: luma down to `luma_bottom`, and luma and
- *  chroma from `colour_top` down to `colour_bottom` (an empty band: none). */
+ *  frame's height from its top: luma from `luma_top` down to `luma_bottom`
+ *  (the whole width), and luma and chroma from `colour_top` down to
+ *  `colour_bottom`, between `colour_left` and `colour_right` of its width (both
+ *  0: the whole width). An empty band asks for nothing. */
 typedef struct {
-    float luma_bottom;
+    float luma_top, luma_bottom;
     float colour_top, colour_bottom;
+    float colour_left, colour_right;
 } ccore_jpeg_rows;
 
-/** As ccore_jpeg_decode, but decodes only the rows `part` asks for (and a
- *  row more on each side): it stops below the last of them and skips the
- *  inverse DCT elsewhere, while `out` still describes the whole frame. The
- *  rows asked for are bit for bit those of a whole decode; the others hold
- *  whatever an earlier frame left there, so nothing may read them. Damage
- *  in the data is found only as far down as the decode reads. */
+/** As ccore_jpeg_decode, but decodes only the part `part` asks for (and a
+ *  row or column more on each side), while `out` still describes the whole
+ *  frame. The pixels asked for are bit for bit those of a whole decode; the
+ *  others hold whatever an earlier frame left there, so nothing may read them.
+ *
+ *  It stops below the last row asked for and skips the inverse DCT of what is
+ *  not asked for; without restart markers every row above is still
+ *  Huffman-decoded (the entropy-coded data has no index). A frame whose
+ *  restart markers divide its MCU rows evenly (webcams commonly send one every
+ *  few MCUs) has one: then only the restart intervals that hold what is asked
+ *  for are decoded at all, from its first row down and, when no luma is asked
+ *  for, across the colour band's columns. Damage in the data is found only
+ *  where the decode reads. */
 int ccore_jpeg_decode_part(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t scale_denom,
                            const ccore_jpeg_rows *part, ccore_image *out);
 
 const char *ccore_jpeg_error_message(const ccore_jpeg *jpeg);
+
+/** How many partial decodes (ccore_jpeg_decode_part) read restart intervals
+ *  alone rather than the frame from its top, since the decoder was created. */
+uint64_t ccore_jpeg_box_decodes(const ccore_jpeg *jpeg);
 
 /** Smallest decode scale denominator (largest reduction, of 1, 2, 4, 8) that
  *  still leaves `min_roi_pixels` pixels across the smallest ROI side, given
@@ -76,6 +90,13 @@ typedef enum {
     CCORE_JPEG_440 = 4, /* the decoder refuses this one */
     CCORE_JPEG_411 = 5, /* and this one */
 } ccore_jpeg_subsampling;
+
+/** The same JPEG with a restart marker every `interval` MCUs (0: none), as
+ *  many webcams send their frames, losslessly rewritten (the coefficients are
+ *  copied, not re-encoded). `*out` is malloc'ed; free() it. Tools and tests
+ *  only. CCORE_E_CORRUPT for data libjpeg cannot read. */
+int ccore_jpeg_set_restart_interval(const uint8_t *jpeg, size_t size, uint32_t interval, uint8_t **out,
+                                    size_t *out_size);
 
 /** Encodes an RGB24 image with the given chroma subsampling, for tests and
  *  fuzzing seeds that need every kind of JPEG. `*out` is malloc'ed; free() it. */

@@ -105,6 +105,7 @@ typedef struct {
     uint64_t dropped;      /* missing by sequence / timestamp gaps */
     uint64_t dropped_by_timestamp; /* of those, counted from timestamp gaps (no sequence gap) */
     uint64_t error_frames; /* flagged or undecodable */
+    uint64_t box_decodes;  /* MJPEG frames decoded from a box of their restart intervals (ccore_jpeg_decode_part) */
 } ccore_processor_counters;
 
 /** Safe from any thread. */

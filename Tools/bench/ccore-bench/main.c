@@ -2,7 +2,7 @@
  * path (ccore_processor_process), on one core.
  *
  *   ccore-bench --yuyv FILE --size WxH [--mjpeg FILE]... [--json] [--cpu N]
- *               [--seconds S] [--warmup N] [--thumbnail-width N]
+ *               [--seconds S] [--warmup N] [--thumbnail-width N] [--restart N]
  *
  * Frames are loaded into memory first. Raw YUYV frames are handed over as a
  * ccore_image pointing straight at the frame bytes (what the capture thread
@@ -47,6 +47,8 @@ typedef struct {
     uint8_t *jpeg[MAX_FRAMES]; /* MJPEG: one buffer per frame */
     size_t jpeg_size[MAX_FRAMES];
     size_t jpeg_total;
+    uint32_t restart; /* MJPEG: a restart marker every this many MCUs, written in at load (0: as the file has it) */
+    char tag[16];     /* "-rN" with one, else "" */
 } clip;
 
 static void die(const char *fmt, const char *a, int code) {
@@ -79,7 +81,7 @@ static void load_yuyv(clip *c, const char *path, uint32_t w, uint32_t h) {
     fclose(f);
 }
 
-static void load_mjpeg(clip *c, const char *path) {
+static void load_mjpeg(clip *c, const char *path, uint32_t restart) {
     char msg[256];
     ccore_videofile *vf;
     int rc = ccore_videofile_open(path, 30, &vf, msg, sizeof msg);
@@ -90,13 +92,22 @@ static void load_mjpeg(clip *c, const char *path) {
     c->is_mjpeg = 1;
     c->width = info.width;
     c->height = info.height;
+    c->restart = restart;
+    if (restart) snprintf(c->tag, sizeof c->tag, "-r%u", restart);
     ccore_videofile_frame fr;
     while (c->count < MAX_FRAMES && (rc = ccore_videofile_next(vf, &fr)) == 0) {
-        c->jpeg[c->count] = malloc(fr.jpeg_size);
-        if (!c->jpeg[c->count]) die("out of memory for %s", path, 0);
-        memcpy(c->jpeg[c->count], fr.jpeg, fr.jpeg_size);
-        c->jpeg_size[c->count] = fr.jpeg_size;
-        c->jpeg_total += fr.jpeg_size;
+        if (restart) {
+            /* As a webcam that sends restart markers writes the frame (the pixels are the file's). */
+            int tr = ccore_jpeg_set_restart_interval(fr.jpeg, fr.jpeg_size, restart, &c->jpeg[c->count],
+                                                     &c->jpeg_size[c->count]);
+            if (tr < 0) die("cannot add restart markers to a frame of %s", path, tr);
+        } else {
+            c->jpeg[c->count] = malloc(fr.jpeg_size);
+            if (!c->jpeg[c->count]) die("out of memory for %s", path, 0);
+            memcpy(c->jpeg[c->count], fr.jpeg, fr.jpeg_size);
+            c->jpeg_size[c->count] = fr.jpeg_size;
+        }
+        c->jpeg_total += c->jpeg_size[c->count];
         c->count++;
     }
     if (rc < 0 && rc != CCORE_E_END) die("%s", ccore_videofile_error_message(vf), rc);
@@ -301,13 +312,29 @@ static void prep_decoded(op *o, uint32_t i) {
 static int run_decode(op *o) {
     return ccore_jpeg_decode(o->jpeg, o->frame.jpeg, o->frame.jpeg_size, o->scale, &o->image);
 }
-/* The Huffman decoding of the whole frame and nothing else: only the last
- * rows are asked for, so the decode runs to the bottom of the frame and skips
- * the inverse DCT everywhere above them. No decode that reads a frame down to
- * its bottom rows (a thumbnail frame) can cost less with this decoder. */
+/* The Huffman decoding of the whole frame and nothing else: only the first
+ * and the last rows are asked for, so the decode runs from the top to the
+ * bottom of the frame (restart markers or not) and skips the inverse DCT in
+ * between. No decode that reads a whole frame (a thumbnail frame) can cost
+ * less with this decoder. */
 static int run_entropy(op *o) {
-    static const ccore_jpeg_rows last_rows = {.luma_bottom = 0, .colour_top = 0.999f, .colour_bottom = 1};
+    static const ccore_jpeg_rows last_rows = {.luma_top = 0, .luma_bottom = 0.001f, .colour_top = 0.999f,
+                                              .colour_bottom = 1};
     return ccore_jpeg_decode_part(o->jpeg, o->frame.jpeg, o->frame.jpeg_size, o->scale, &last_rows, &o->image);
+}
+/* What a frame that makes no thumbnail needs for the regions alone: their box
+ * of rows and columns, no luma. From the top down to the box's bottom, or, when
+ * the frame has restart markers, the box's intervals alone. */
+static int run_box(op *o) {
+    ccore_jpeg_rows box = {.colour_top = 1, .colour_left = 1};
+    for (uint32_t i = 0; i < o->rois.count; i++) {
+        const ccore_rect *r = &o->rois.rects[i];
+        if (r->y < box.colour_top) box.colour_top = r->y;
+        if (r->y + r->height > box.colour_bottom) box.colour_bottom = r->y + r->height;
+        if (r->x < box.colour_left) box.colour_left = r->x;
+        if (r->x + r->width > box.colour_right) box.colour_right = r->x + r->width;
+    }
+    return ccore_jpeg_decode_part(o->jpeg, o->frame.jpeg, o->frame.jpeg_size, o->scale, &box, &o->image);
 }
 static int run_rois(op *o) { return ccore_roi_measure(&o->image, &o->rois, o->roi_stats); }
 static int run_luma(op *o) {
@@ -324,6 +351,9 @@ static line *new_line(void) {
 }
 
 static const char *kind_name(const clip *c) { return c->is_mjpeg ? "mjpeg" : "yuyv"; }
+
+/* "-rN" in the ids of a clip rewritten with restart markers (--restart N), else "". */
+static const char *restart_tag(const clip *c) { return c->tag; }
 
 /* ccore_processor_process with the camera path's configuration (camera_config),
  * or with min_roi_pixels (and, if needed, the thumbnail) set so that the
@@ -391,7 +421,7 @@ static void processor_line(const clip *c, uint32_t force_scale, uint32_t buffers
         exit(1);
     }
     ccore_processor_destroy(o.proc);
-    snprintf(l->id, sizeof l->id, "%s-%ux%u-%s%u%s", kind_name(c), c->width, c->height,
+    snprintf(l->id, sizeof l->id, "%s-%ux%u%s-%s%u%s", kind_name(c), c->width, c->height, restart_tag(c),
              !c->is_mjpeg ? "s" : force_scale ? "s" : "auto-s", l->scale,
              buffers == 1 ? "-hot" : buffers ? "-4buf" : "");
     if (!c->is_mjpeg)
@@ -437,6 +467,11 @@ static void component_line(const clip *c, const char *part, uint32_t scale) {
         snprintf(l->what, sizeof l->what,
                  "Huffman decoding of the whole frame alone, no inverse DCT (the floor of a whole decode at 1/%u)",
                  scale);
+    } else if (!strcmp(part, "box")) {
+        o.prepare = prep_nothing;
+        o.run = run_box;
+        snprintf(l->what, sizeof l->what, "ccore_jpeg_decode_part at 1/%u, the ROIs' box only, no luma (%s)", scale,
+                 c->restart ? "the box's restart intervals alone" : "from the top down to the box");
     } else if (!strcmp(part, "rois")) {
         o.prepare = prep_decoded;
         o.run = run_rois;
@@ -453,7 +488,8 @@ static void component_line(const clip *c, const char *part, uint32_t scale) {
         snprintf(l->what, sizeof l->what, "ccore_image_luma_thumbnail %ux%u (processor: every %u-th frame)", o.thumb_w,
                  o.thumb_h, sc.thumbnail_every);
     }
-    snprintf(l->id, sizeof l->id, "%s-%ux%u-s%u-%s", kind_name(c), c->width, c->height, scale, part);
+    snprintf(l->id, sizeof l->id, "%s-%ux%u%s-s%u-%s", kind_name(c), c->width, c->height, restart_tag(c), scale,
+             part);
     measure(&o, l, seconds_per_line / 3 > 0.3 ? seconds_per_line / 3 : 0.3);
     ccore_jpeg_destroy(o.jpeg);
 }
@@ -497,7 +533,9 @@ static void print_table(int cpu, uint64_t timer_ns, const clip *clips, int nclip
     for (int i = 0; i < nclips; i++)
         printf("  clip: %s  %s %ux%u, %u frames%s\n", clips[i].path, kind_name(&clips[i]), clips[i].width,
                clips[i].height, clips[i].count,
-               clips[i].is_mjpeg ? "" : " (zero-copy: the image points at the frame bytes)");
+               !clips[i].is_mjpeg  ? " (zero-copy: the image points at the frame bytes)"
+               : clips[i].restart ? ", rewritten with restart markers (--restart)"
+                                  : "");
     printf("\n%-34s %9s %9s %9s %8s %10s %12s\n", "line", "mean us", "median us", "p99 us", "iters", "allocs/fr",
            "alloc B/fr");
     for (int g = 0; g < 2; g++) {
@@ -545,8 +583,9 @@ static void print_json(FILE *f, int cpu, uint64_t timer_ns, const clip *clips, i
     for (int i = 0; i < nclips; i++) {
         fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
         json_string(f, clips[i].path);
-        fprintf(f, ", \"kind\": \"%s\", \"width\": %u, \"height\": %u, \"frames\": %u, \"bytes_per_frame\": %.0f}",
-                kind_name(&clips[i]), clips[i].width, clips[i].height, clips[i].count,
+        fprintf(f, ", \"kind\": \"%s\", \"width\": %u, \"height\": %u, \"frames\": %u, \"restart_mcus\": %u,"
+                   " \"bytes_per_frame\": %.0f}",
+                kind_name(&clips[i]), clips[i].width, clips[i].height, clips[i].count, clips[i].restart,
                 clips[i].is_mjpeg ? (double)clips[i].jpeg_total / clips[i].count
                                   : 2.0 * clips[i].width * clips[i].height);
     }
@@ -629,14 +668,16 @@ static void usage(void) {
             "  Times ccore_processor_process per frame (one core) and counts heap allocations on it.\n"
             "  --seconds: timing budget per processor line (components get a third); default 1.5\n"
             "  --thumbnail-width: the detector thumbnail's width at the frame's aspect, as the camera\n"
-            "                     path asks for it; default 320 (320x240 for 640x480)\n");
+            "                     path asks for it; default 320 (320x240 for 640x480)\n"
+            "  --restart N: rewrite each MJPEG frame with a restart marker every N MCUs (lossless), as\n"
+            "               webcams that send them do (a Logitech C270: 10); ids then carry -rN\n");
 }
 
 int main(int argc, char **argv) {
     static clip clips[8];
     int nclips = 0, json = 0, want_cpu = -1;
     const char *yuyv = NULL, *json_out = NULL;
-    uint32_t w = 0, h = 0;
+    uint32_t w = 0, h = 0, restart = 0;
     const char *mjpeg[6];
     int nmjpeg = 0;
     for (int i = 1; i < argc; i++) {
@@ -656,6 +697,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--seconds")) seconds_per_line = atof(v), i++;
         else if (!strcmp(a, "--warmup")) warmup_frames = (uint32_t)strtoul(v, NULL, 10), i++;
         else if (!strcmp(a, "--thumbnail-width")) thumbnail_width = (uint32_t)strtoul(v, NULL, 10), i++;
+        else if (!strcmp(a, "--restart")) restart = (uint32_t)strtoul(v, NULL, 10), i++;
         else return usage(), 2;
     }
     if ((!yuyv && !nmjpeg) || (yuyv && (w < 2 || h < 1 || (w & 1))) || seconds_per_line <= 0 ||
@@ -670,7 +712,7 @@ int main(int argc, char **argv) {
     int cpu = pin_to_one_core(want_cpu);
     if (cpu < 0) fprintf(stderr, "ccore-bench: warning: could not pin to one core; numbers will be noisier\n");
     if (yuyv) load_yuyv(&clips[nclips++], yuyv, w, h);
-    for (int i = 0; i < nmjpeg; i++) load_mjpeg(&clips[nclips++], mjpeg[i]);
+    for (int i = 0; i < nmjpeg; i++) load_mjpeg(&clips[nclips++], mjpeg[i], restart);
     samples = malloc(max_samples * sizeof *samples);
     if (!samples) die("%s", "out of memory", 0);
     uint64_t timer_ns = timer_overhead();
@@ -691,6 +733,7 @@ int main(int argc, char **argv) {
         for (uint32_t s = 1; s <= 8; s *= 2) {
             component_line(c, "decode", s);
             component_line(c, "entropy", s);
+            component_line(c, "box", s);
             component_line(c, "rois", s);
             component_line(c, "luma", s);
             component_line(c, "thumbnail", s);

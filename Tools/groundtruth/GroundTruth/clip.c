@@ -178,6 +178,10 @@ static int resolve(const gt_options *in, gt_options *o, char *msg, size_t msg_si
         return -EINVAL;
     }
     if (o->jpeg_quality == 0) o->jpeg_quality = sc->jpeg_quality;
+    if (o->restart_interval > 65535) {
+        gt_set_msg(msg, msg_size, "invalid restart interval %u: 0 (none) to 65535 MCUs", o->restart_interval);
+        return -EINVAL;
+    }
     if (o->jpeg_quality < 1 || o->jpeg_quality > 100) {
         gt_set_msg(msg, msg_size, "invalid JPEG quality %d: 1 to 100", o->jpeg_quality);
         return -EINVAL;

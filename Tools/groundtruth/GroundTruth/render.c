@@ -238,5 +238,15 @@ int gt_encode_frame(const gt_clip *c, gt_worker *w) {
     ccore_image_wrap_packed(&im, CCORE_PIXEL_RGB24, CCORE_RANGE_FULL, c->opt.width, c->opt.height, w->rgb8);
     free(w->jpeg);
     w->jpeg = NULL;
-    return ccore_jpeg_encode(&im, c->opt.jpeg_quality, &w->jpeg, &w->jpeg_size);
+    rc = ccore_jpeg_encode(&im, c->opt.jpeg_quality, &w->jpeg, &w->jpeg_size);
+    if (rc < 0 || c->opt.restart_interval == 0) return rc;
+    /* Restart markers written in losslessly: the same pixels, as a webcam that sends them. */
+    uint8_t *marked = NULL;
+    size_t marked_size = 0;
+    rc = ccore_jpeg_set_restart_interval(w->jpeg, w->jpeg_size, c->opt.restart_interval, &marked, &marked_size);
+    if (rc < 0) return rc;
+    free(w->jpeg);
+    w->jpeg = marked;
+    w->jpeg_size = marked_size;
+    return 0;
 }

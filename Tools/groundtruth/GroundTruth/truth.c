@@ -85,6 +85,9 @@ int gt_truth_write(const gt_clip *c, const char *path, char *msg, size_t msg_siz
     fprintf(f, "  \"jpegQuality\": ");
     if (c->opt.format == GT_FORMAT_MJPEG || c->jpeg_artefacts) fprintf(f, "%d", c->opt.jpeg_quality);
     else fputs("null", f);
+    fputs(",\n  \"restartInterval\": ", f);
+    if (c->opt.format == GT_FORMAT_MJPEG) fprintf(f, "%u", c->opt.restart_interval);
+    else fputs("null", f);
     fputs(",\n  \"noiseSigma\": ", f);
     num(f, c->opt.noise_sigma, 2);
     fputs(",\n  \"pulseAmplitude\": ", f);

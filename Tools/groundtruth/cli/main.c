@@ -17,7 +17,8 @@ static void usage(FILE *to) {
     fprintf(to,
             "usage: %s -o FILE [--scenario NAME] [--seed N] [--format y4m|mjpeg] [--size WxH]\n"
             "                             [--fps X] [--duration S] [--hr BPM] [--rr PER_MIN] [--amplitude A]\n"
-            "                             [--noise SIGMA] [--quality Q] [--truth PATH] [--threads N] [--variety] [--quiet]\n"
+            "                             [--noise SIGMA] [--quality Q] [--restart N] [--truth PATH] [--threads N]\n"
+            "                             [--variety] [--quiet]\n"
             "       %s --list\n"
             "       %s --frame INDEX -o FRAME.ppm [clip options]\n"
             "\n"
@@ -41,6 +42,8 @@ static void usage(FILE *to) {
             "                    from the seed, 0.0025-0.004, times the scenario's factor)\n"
             "  --noise SIGMA     sensor noise in 8-bit levels (default 2; 7 for noise; 0 = none)\n"
             "  --quality Q       JPEG quality 1-100 (default 90; 55 for jpeg, 65 for hard)\n"
+            "  --restart N       MJPEG: a restart marker every N MCUs, as many webcams send their frames\n"
+            "                    (a Logitech C270: 10); default none\n"
             "  --threads N       rendering threads (default: one per CPU, at most 8)\n"
             "  --variety         the seed also varies the person (skin tone I-VI, face width, glasses,\n"
             "                    beard, backdrop) and the pulse wave's shape\n"
@@ -212,6 +215,9 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--quality")) {
             if (parse_uint(v, 100, &u) < 0 || u < 1) return fail("invalid --quality '%s'%s: 1 to 100", v, "");
             o.jpeg_quality = (int)u;
+        } else if (!strcmp(a, "--restart")) {
+            if (parse_uint(v, 65535, &u) < 0) return fail("invalid --restart '%s'%s: MCUs, 0 (none) to 65535", v, "");
+            o.restart_interval = (uint32_t)u;
         } else if (!strcmp(a, "--threads")) {
             if (parse_uint(v, 64, &u) < 0) return fail("invalid --threads '%s'%s: 0 (auto) to 64", v, "");
             o.threads = (uint32_t)u;

@@ -90,6 +90,8 @@ typedef struct {
     float duration_s;         /* default 30 */
     gt_format format;
     int jpeg_quality;         /* 0 = the scenario's (90; 55 for jpeg, 65 for hard) */
+    uint32_t restart_interval; /* MJPEG: a restart marker every this many MCUs, as many webcams
+                                  send their frames (a Logitech C270: 10); 0 = none */
     float heart_rate_bpm;     /* mean heart rate; 0 = from the seed (55-100) */
     float respiratory_rate;   /* breaths per minute; 0 = from the seed (8-25) */
     float pulse_amplitude;    /* relative peak-to-peak green modulation of skin
