@@ -87,6 +87,7 @@ struct ccore_jpeg {
     uint8_t *box; /* a box of a frame's restart intervals as a JPEG of its own (see make_box) */
     size_t box_capacity;
     uint64_t box_decodes;
+    int restart_grid; /* the last frame's markers make a grid (restart_grid) */
     JSAMPROW rows[3][MAX_GROUP_ROWS];
     char message[JMSG_LENGTH_MAX + 64];
 };
@@ -220,6 +221,8 @@ const char *ccore_jpeg_error_message(const ccore_jpeg *jpeg) { return jpeg ? jpe
 
 uint64_t ccore_jpeg_box_decodes(const ccore_jpeg *jpeg) { return jpeg ? jpeg->box_decodes : 0; }
 
+int ccore_jpeg_restart_grid(const ccore_jpeg *jpeg) { return jpeg ? jpeg->restart_grid : 0; }
+
 /* The error libjpeg jumped back with; the decompressor is reset for the next frame. */
 static int failed(ccore_jpeg *jpeg) {
     char text[JMSG_LENGTH_MAX];
@@ -347,6 +350,26 @@ typedef struct {
     uint32_t mcu_col, mcu_row;
 } box_place;
 
+/* Whether the frame whose headers `d` has read declares restart markers that
+ * make a grid of its MCUs: `*across` intervals in each MCU row, or each
+ * interval `*tall` whole MCU rows (a single interleaved baseline scan). */
+static int restart_grid(const struct jpeg_decompress_struct *d, uint32_t *across, uint32_t *tall) {
+    uint32_t ri = d->restart_interval;
+    if (ri == 0 || d->progressive_mode || d->arith_code || d->comps_in_scan != d->num_components) return 0;
+    /* A lone component's MCU is one block whatever its sampling factors: only 1x1 keeps the sums below. */
+    if (d->num_components == 1 && (d->comp_info[0].h_samp_factor != 1 || d->comp_info[0].v_samp_factor != 1))
+        return 0;
+    uint32_t mcu_w = (uint32_t)d->max_h_samp_factor * DCTSIZE;
+    uint32_t per_row = (d->image_width + mcu_w - 1) / mcu_w;
+    if (per_row % ri == 0)
+        *across = per_row / ri, *tall = 1;
+    else if (ri % per_row == 0)
+        *across = 1, *tall = ri / per_row;
+    else
+        return 0;
+    return 1;
+}
+
 /* Writes into jpeg->box a JPEG of the restart intervals that cover output
  * rows [top, bottom) and columns [left, right) of the frame whose headers `d`
  * has just read from `data`, and returns its size; 0 when the frame's markers
@@ -357,21 +380,10 @@ typedef struct {
 static size_t make_box(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t top, uint32_t bottom,
                           uint32_t left, uint32_t right, box_place *place) {
     const struct jpeg_decompress_struct *d = &jpeg->d;
-    uint32_t ri = d->restart_interval;
-    if (ri == 0 || d->progressive_mode || d->arith_code || d->comps_in_scan != d->num_components) return 0;
-    /* A lone component's MCU is one block whatever its sampling factors: only 1x1 keeps the sums below. */
-    if (d->num_components == 1 && (d->comp_info[0].h_samp_factor != 1 || d->comp_info[0].v_samp_factor != 1))
-        return 0;
+    uint32_t across, tall, ri = d->restart_interval;
+    if (!restart_grid(d, &across, &tall)) return 0;
     uint32_t mcu_w = (uint32_t)d->max_h_samp_factor * DCTSIZE, mcu_h = (uint32_t)d->max_v_samp_factor * DCTSIZE;
     uint32_t per_row = (d->image_width + mcu_w - 1) / mcu_w, mcu_rows = (d->image_height + mcu_h - 1) / mcu_h;
-    /* The grid: `across` intervals in each MCU row, or each interval `tall` whole MCU rows. */
-    uint32_t across, tall;
-    if (per_row % ri == 0)
-        across = per_row / ri, tall = 1;
-    else if (ri % per_row == 0)
-        across = 1, tall = ri / per_row;
-    else
-        return 0;
     uint32_t grid_rows = (mcu_rows + tall - 1) / tall;
     uint64_t intervals = ((uint64_t)per_row * mcu_rows + ri - 1) / ri;
     /* The box in grid cells, from output pixels (an MCU is max_samp * min_DCT_scaled_size of them). */
@@ -449,6 +461,8 @@ static int decode(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t s
     if (setjmp(jpeg->errors.jump)) return failed(jpeg);
     int rc = read_header(jpeg, data, size);
     if (rc < 0) return rc;
+    uint32_t grid_across, grid_tall;
+    jpeg->restart_grid = restart_grid(d, &grid_across, &grid_tall);
     ccore_pixel_format format = planes_format(d);
     if (format == CCORE_PIXEL_NONE) {
         const jpeg_component_info *c = d->comp_info;

@@ -56,6 +56,8 @@ struct ccore_processor {
     uint64_t last_sequence;
     int64_t last_timestamp_ns;
     uint64_t produced;
+    /* MJPEG: the rows the mean luma covers, chosen on the first frame decoded (mjpeg_luma_band). */
+    const float *luma_band;
     uint32_t pending_dropped, pending_errors, pending_overflow;
     char message[200];
 };
@@ -164,10 +166,10 @@ static uint32_t choose_scale(const ccore_processor *p, const ccore_roi_set *rois
 }
 
 /* MJPEG frames are decoded only as far as this frame's readers need: the
- * ROIs' rows (luma and chroma), a band of luma across the frame's middle for
- * the mean luma, and all of the luma when the frame makes a thumbnail. Most of
- * a decode is Huffman decoding down to the last row read (from the top, or,
- * when the camera sends restart markers, from the first row wanted: see
+ * ROIs' rows (luma and chroma), the mean luma's band of luma across the frame,
+ * and all of the luma when the frame makes a thumbnail. Most of a decode is
+ * Huffman decoding down to the last row read (from the top, or, when the
+ * camera sends restart markers, from the first row wanted: see
  * ccore_jpeg_decode_part), so the two frames in three that make no thumbnail
  * cost about half, or a third with restart markers. A preview frame is
  * decoded whole. Every frame measures the same pixels the same way whatever
@@ -175,15 +177,22 @@ static uint32_t choose_scale(const ccore_processor *p, const ccore_roi_set *rois
  * the mean luma always covers the same band), so no pattern with the
  * thumbnail's period enters the traces.
  *
- * The band holds the face's middle, which the user is guided to centre, and
- * the background on both sides of it: rows the ROIs mostly span already, so
- * that a decode from restart markers need not start far above them. */
-#define MJPEG_MEAN_LUMA_TOP 0.3f
-#define MJPEG_MEAN_LUMA_BOTTOM 0.5f
+ * The mean luma covers the top half of a frame, which a decode from the top
+ * reads anyway. On a camera whose frames carry restart markers (as the first
+ * frame decoded shows) it covers rows 0.3-0.5 instead: the face's middle,
+ * which the user is guided to centre, and the background beside it, rows the
+ * ROIs mostly span already, so that the decode need not start far above them.
+ * The choice holds for the stream: a change of band would step the trace. */
+static const float TOP_HALF[2] = {0.0f, 0.5f};
+static const float MIDDLE_BAND[2] = {0.3f, 0.5f};
 
-static ccore_jpeg_rows mjpeg_rows(const ccore_roi_set *rois, int thumbnail) {
-    ccore_jpeg_rows part = {.luma_top = thumbnail ? 0 : MJPEG_MEAN_LUMA_TOP,
-                            .luma_bottom = thumbnail ? 1.0f : MJPEG_MEAN_LUMA_BOTTOM};
+static const float *mjpeg_luma_band(ccore_processor *p) {
+    if (!p->luma_band) p->luma_band = ccore_jpeg_restart_grid(p->jpeg) ? MIDDLE_BAND : TOP_HALF;
+    return p->luma_band;
+}
+
+static ccore_jpeg_rows mjpeg_rows(const ccore_roi_set *rois, const float *band, int thumbnail) {
+    ccore_jpeg_rows part = {.luma_top = thumbnail ? 0 : band[0], .luma_bottom = thumbnail ? 1.0f : band[1]};
     uint32_t count = rois ? (rois->count > CCORE_MAX_ROIS ? CCORE_MAX_ROIS : rois->count) : 0;
     for (uint32_t i = 0; i < count; i++) {
         float top = rois->rects[i].y, bottom = rois->rects[i].y + rois->rects[i].height;
@@ -193,17 +202,17 @@ static ccore_jpeg_rows mjpeg_rows(const ccore_roi_set *rois, int thumbnail) {
     return part;
 }
 
-/* The band of an MJPEG frame its mean luma covers (a raw frame's covers all of
- * it); the mean luma reads the luma plane alone. */
-static ccore_image mean_luma_view(const ccore_image *decoded) {
-    ccore_image band = *decoded;
-    uint32_t top = (uint32_t)floorf((float)decoded->height * MJPEG_MEAN_LUMA_TOP);
-    uint32_t bottom = (uint32_t)ceilf((float)decoded->height * MJPEG_MEAN_LUMA_BOTTOM);
+/* The band [band[0], band[1]) of an MJPEG frame its mean luma covers (a raw
+ * frame's covers all of it); the mean luma reads the luma plane alone. */
+static ccore_image mean_luma_view(const ccore_image *decoded, const float *band) {
+    ccore_image view = *decoded;
+    uint32_t top = (uint32_t)floorf((float)decoded->height * band[0]);
+    uint32_t bottom = (uint32_t)ceilf((float)decoded->height * band[1]);
     if (bottom <= top) bottom = top + 1;
     if (bottom > decoded->height) bottom = decoded->height;
-    band.plane0 = decoded->plane0 + (size_t)top * decoded->stride0;
-    band.height = bottom > top ? bottom - top : 0;
-    return band;
+    view.plane0 = decoded->plane0 + (size_t)top * decoded->stride0;
+    view.height = bottom > top ? bottom - top : 0;
+    return view;
 }
 
 static void publish_thumbnail(ccore_processor *p, const ccore_image *image, uint64_t sequence) {
@@ -260,7 +269,8 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
     uint32_t scale = 1;
     if (p->config.is_mjpeg) {
         scale = choose_scale(p, rois);
-        ccore_jpeg_rows part = mjpeg_rows(rois, thumbnail_due);
+        /* Until the first frame is decoded the band is unknown: that frame asks for the top half. */
+        ccore_jpeg_rows part = mjpeg_rows(rois, p->luma_band ? p->luma_band : TOP_HALF, thumbnail_due);
         uint64_t boxes = ccore_jpeg_box_decodes(p->jpeg);
         int rc = !f->jpeg       ? CCORE_E_CORRUPT
                  : preview_due ? ccore_jpeg_decode(p->jpeg, f->jpeg, f->jpeg_size, scale, &decoded)
@@ -274,7 +284,7 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
             return rc == -E2BIG ? CCORE_E_CORRUPT : rc;
         }
         image = &decoded;
-        luma_view = mean_luma_view(&decoded);
+        luma_view = mean_luma_view(&decoded, mjpeg_luma_band(p));
         luma_image = &luma_view;
         if (timed) decode_ns = elapsed_since(mark, &mark);
     }

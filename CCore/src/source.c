@@ -336,6 +336,7 @@ void ccore_source_get_stats(const ccore_source *csrc, ccore_source_stats *out) {
     out->dropped = c.dropped;
     out->dropped_by_timestamp = c.dropped_by_timestamp;
     out->error_frames = c.error_frames;
+    out->box_decodes = c.box_decodes;
     out->samples = atomic_load_explicit(&src->samples, memory_order_relaxed);
     out->ring_overflows = atomic_load_explicit(&src->overflows, memory_order_relaxed);
     out->controls_locked = atomic_load_explicit(&src->controls_locked, memory_order_relaxed);

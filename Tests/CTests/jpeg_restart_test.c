@@ -66,6 +66,7 @@ void test_jpeg_restart_box_decode(void) {
         for (uint32_t scale = 1; scale <= 8; scale *= 2) {
             ccore_image whole, part, stale;
             REQUIRE(ccore_jpeg_decode(whole_dec, plain, plain_size, scale, &whole) == 0);
+            CHECK_INT(ccore_jpeg_restart_grid(whole_dec), 0);
             /* Another picture first, so what the partial decode skips keeps that one's pixels. */
             REQUIRE(ccore_jpeg_decode(part_dec, other_restart, other_restart_size, scale, &stale) == 0);
             ccore_jpeg_rows band = {.colour_top = 0.45f, .colour_bottom = 0.62f, .colour_left = 0.45f,
@@ -73,6 +74,7 @@ void test_jpeg_restart_box_decode(void) {
             uint64_t before = ccore_jpeg_box_decodes(part_dec);
             REQUIRE(ccore_jpeg_decode_part(part_dec, restart, restart_size, scale, &band, &part) == 0);
             CHECK_INT(ccore_jpeg_box_decodes(part_dec) - before, cases[c].grid);
+            CHECK_INT(ccore_jpeg_restart_grid(part_dec), cases[c].grid);
             CHECK_INT(part.width, whole.width);
             CHECK_INT(part.height, whole.height);
             uint32_t w = whole.width, h = whole.height;

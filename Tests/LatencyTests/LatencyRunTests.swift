@@ -44,6 +44,28 @@ import Testing
         #expect(back[.endToEnd] == report[.endToEnd] && back.frames.timed == report.frames.timed)
     }
 
+    /// A camera that sends restart markers shows in the counts: its frames that make no
+    /// thumbnail (two in three) are decoded from the rows they need on; a camera that sends
+    /// none has every frame decoded from the top.
+    @MainActor @Test func framesDecodedFromRestartMarkersAreCounted() async throws {
+        let frames = 30
+        let plain = TestScenes.jpeg(rgb: TestScenes.faceRGB(width: 160, height: 120), width: 160, height: 120)
+        // 160 pixels at 4:2:0: ten MCUs a row, two intervals across.
+        let marked = TestScenes.withRestartMarkers(plain, every: 5)
+        for (bytes, expectMarkers) in [(plain, false), (marked, true)] {
+            let file = try TemporaryFile(named: "clip.mjpeg", contents: Array(repeating: bytes, count: frames).flatMap { $0 })
+            defer { file.cleanUp() }
+            let report = try await LatencyRun.run(.file(file.path, fps: 30), seconds: 30)
+            #expect(report.error == nil && report.frames.received == UInt64(frames))
+            let counted = report.frames.fromRestartMarkers
+            if expectMarkers {
+                #expect(counted >= UInt64(frames / 2) && counted < UInt64(frames), "\(counted) of \(frames)")
+            } else {
+                #expect(counted == 0)
+            }
+        }
+    }
+
     /// A second of warm-up on the frames' clock: the replay's first 30 or 31 frames (frame
     /// 30 is due a hair before the second is up) are not timed, the rest all are; the
     /// counts are read once the warm-up is over, so they cover at most the timed frames.

@@ -124,6 +124,17 @@ public enum TestScenes {
         }
     }
 
+    /// The same JPEG with a restart marker every `interval` MCUs, as many webcams send
+    /// their frames (written in losslessly: the same pixels).
+    public static func withRestartMarkers(_ jpeg: [UInt8], every interval: UInt32) -> [UInt8] {
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        let rc = ccore_jpeg_set_restart_interval(jpeg, jpeg.count, interval, &out, &size)
+        precondition(rc == 0 && out != nil, "restart markers not written: \(rc)")
+        defer { free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+
     /// A JPEG whose frame header claims `width` x `height` (the rest of it is a small real image): a
     /// header attack, for size checks that must refuse it before allocating or decoding.
     public static func jpegClaiming(width: Int, height: Int) -> [UInt8] {

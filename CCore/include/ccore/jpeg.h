@@ -70,6 +70,10 @@ const char *ccore_jpeg_error_message(const ccore_jpeg *jpeg);
  *  alone rather than the frame from its top, since the decoder was created. */
 uint64_t ccore_jpeg_box_decodes(const ccore_jpeg *jpeg);
 
+/** 1 when the last frame the decoder read declares restart markers that divide
+ *  its MCU rows evenly (its partial decodes may start below its top), else 0. */
+int ccore_jpeg_restart_grid(const ccore_jpeg *jpeg);
+
 /** Smallest decode scale denominator (largest reduction, of 1, 2, 4, 8) that
  *  still leaves `min_roi_pixels` pixels across the smallest ROI side, given
  *  that side as a fraction of the frame (`roi_fraction`) and the frame size

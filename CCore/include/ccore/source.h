@@ -103,6 +103,9 @@ typedef struct {
     /** Of `dropped`, the frames counted from timestamp gaps (the driver's
      *  sequence showed none); the rest were counted from sequence gaps. */
     uint64_t dropped_by_timestamp;
+    /** MJPEG frames decoded from the rows they needed on, by the camera's
+     *  restart markers, rather than from their top (ccore_jpeg_decode_part). */
+    uint64_t box_decodes;
 } ccore_source_stats;
 
 /** What was negotiated (cameras) or read from the header (files). */

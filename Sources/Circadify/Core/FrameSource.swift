@@ -86,6 +86,8 @@ package struct SourceStatistics: Sendable, Equatable {
     package var errorFrames: UInt64
     package var ringOverflows: UInt64
     package var controlsLocked: Bool
+    /// MJPEG frames decoded from the rows they needed on, by the camera's restart markers.
+    package var boxDecodes: UInt64 = 0
 }
 
 /// A luma thumbnail of a recent frame, for the face detector.
@@ -230,6 +232,6 @@ package actor FrameSource {
         }
         return SourceStatistics(state: state, frames: s.frames, samples: s.samples, dropped: s.dropped,
                                 droppedByTimestamp: s.dropped_by_timestamp, errorFrames: s.error_frames, ringOverflows: s.ring_overflows,
-                                controlsLocked: s.controls_locked != 0)
+                                controlsLocked: s.controls_locked != 0, boxDecodes: s.box_decodes)
     }
 }

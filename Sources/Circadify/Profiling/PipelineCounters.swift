@@ -14,15 +14,21 @@ public struct PipelineCounters: Sendable, Equatable, Codable {
     public var corrupt: UInt64
     /// Samples lost because the ring was full (the scan driver fell behind).
     public var ringOverflows: UInt64
+    /// MJPEG frames decoded from the rows they needed on, rather than from their top,
+    /// because the camera sends restart markers (0 for other cameras: every MJPEG frame
+    /// is then Huffman-decoded from its top down to the regions).
+    public var decodedFromRestartMarkers: UInt64
 
     public init(framesReceived: UInt64 = 0, samplesDelivered: UInt64 = 0, droppedBySequence: UInt64 = 0,
-                droppedByTimestampGap: UInt64 = 0, corrupt: UInt64 = 0, ringOverflows: UInt64 = 0) {
+                droppedByTimestampGap: UInt64 = 0, corrupt: UInt64 = 0, ringOverflows: UInt64 = 0,
+                decodedFromRestartMarkers: UInt64 = 0) {
         self.framesReceived = framesReceived
         self.samplesDelivered = samplesDelivered
         self.droppedBySequence = droppedBySequence
         self.droppedByTimestampGap = droppedByTimestampGap
         self.corrupt = corrupt
         self.ringOverflows = ringOverflows
+        self.decodedFromRestartMarkers = decodedFromRestartMarkers
     }
 
     /// The counts since `earlier` (a snapshot of the same pipeline).
@@ -33,7 +39,9 @@ public struct PipelineCounters: Sendable, Equatable, Codable {
                          droppedByTimestampGap: droppedByTimestampGap
                              - min(earlier.droppedByTimestampGap, droppedByTimestampGap),
                          corrupt: corrupt - min(earlier.corrupt, corrupt),
-                         ringOverflows: ringOverflows - min(earlier.ringOverflows, ringOverflows))
+                         ringOverflows: ringOverflows - min(earlier.ringOverflows, ringOverflows),
+                         decodedFromRestartMarkers: decodedFromRestartMarkers
+                             - min(earlier.decodedFromRestartMarkers, decodedFromRestartMarkers))
     }
 
     /// Frames the driver dropped, both ways of counting.
@@ -42,6 +50,7 @@ public struct PipelineCounters: Sendable, Equatable, Codable {
     init(_ s: SourceStatistics) {
         self.init(framesReceived: s.frames, samplesDelivered: s.samples,
                   droppedBySequence: s.dropped - min(s.droppedByTimestamp, s.dropped),
-                  droppedByTimestampGap: s.droppedByTimestamp, corrupt: s.errorFrames, ringOverflows: s.ringOverflows)
+                  droppedByTimestampGap: s.droppedByTimestamp, corrupt: s.errorFrames, ringOverflows: s.ringOverflows,
+                  decodedFromRestartMarkers: s.boxDecodes)
     }
 }

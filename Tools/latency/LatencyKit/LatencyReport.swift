@@ -33,11 +33,14 @@ public struct LatencyReport: Codable, Sendable {
         public var ringOverflows: UInt64
         /// Lost frames the coordinated-omission correction stood in for.
         public var backfilled: UInt64
+        /// MJPEG frames decoded from the rows they needed on, by the camera's restart markers
+        /// (`PipelineCounters.decodedFromRestartMarkers`).
+        public var fromRestartMarkers: UInt64
 
         enum CodingKeys: String, CodingKey {
             case received, samples, timed, corrupt, backfilled
             case droppedBySequence = "dropped_by_sequence", droppedByTimestampGap = "dropped_by_timestamp_gap"
-            case ringOverflows = "ring_overflows"
+            case ringOverflows = "ring_overflows", fromRestartMarkers = "from_restart_markers"
         }
     }
 

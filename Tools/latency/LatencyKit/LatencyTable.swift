@@ -28,7 +28,8 @@ public enum LatencyTable {
         lines.append("* corrected for coordinated omission: \(f.backfilled) lost frame(s) backfilled at the frame interval")
         lines.append("frames: \(f.received) received, \(f.samples) samples, \(f.timed) timed; dropped "
             + "\(f.droppedBySequence) by sequence, \(f.droppedByTimestampGap) by timestamp gap; "
-            + "\(f.corrupt) corrupt; \(f.ringOverflows) ring overflows")
+            + "\(f.corrupt) corrupt; \(f.ringOverflows) ring overflows; "
+            + "\(f.fromRestartMarkers) decoded from restart markers")
         let fps = report.achievedFps.map { fixed($0, 2) } ?? "-"
         lines.append("rate: \(fps) fps achieved; CPU \(fixed(report.cpuPercent, 1))% of one core; "
             + "peak RSS \(fixed(report.peakRssMB, 1)) MB")
