@@ -378,7 +378,7 @@ static int restart_grid(const struct jpeg_decompress_struct *d, uint32_t *across
  * frame is then decoded from the top, which reports damage as usual. Reads the
  * data only up to the box's last interval. */
 static size_t make_box(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t top, uint32_t bottom,
-                          uint32_t left, uint32_t right, box_place *place) {
+                       uint32_t left, uint32_t right, box_place *place) {
     const struct jpeg_decompress_struct *d = &jpeg->d;
     uint32_t across, tall, ri = d->restart_interval;
     if (!restart_grid(d, &across, &tall)) return 0;
