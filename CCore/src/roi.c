@@ -508,18 +508,16 @@ static inline u8x16 load16(const uint8_t *p) {
     return v;
 }
 
-/* The 16 luma pairs starting at p, split: the first and the second of each
- * pair. For YUYV (step 2) the luma bytes are every other byte. */
+/* Sixteen luma bytes of consecutive pixels from p: every byte, or every other one of YUYV. */
+static ALWAYS_INLINE u8x16 luma16(const uint8_t *p, unsigned step) {
+    if (step == 1) return load16(p);
+    u8x16 c0 = load16(p), c1 = load16(p + 16);
+    return __builtin_shufflevector(c0, c1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+}
+
+/* The 16 luma pairs starting at p, split: the first and the second of each pair. */
 static ALWAYS_INLINE void luma_pairs16(const uint8_t *p, unsigned step, u8x16 *first, u8x16 *second) {
-    u8x16 a, b;
-    if (step == 1) {
-        a = load16(p);
-        b = load16(p + 16);
-    } else {
-        u8x16 c0 = load16(p), c1 = load16(p + 16), c2 = load16(p + 32), c3 = load16(p + 48);
-        a = __builtin_shufflevector(c0, c1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-        b = __builtin_shufflevector(c2, c3, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    }
+    u8x16 a = luma16(p, step), b = luma16(p + 16 * step, step);
     *first = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     *second = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 }
@@ -550,13 +548,6 @@ static ALWAYS_INLINE void thumb_half(const ccore_image *im, uint8_t *dst, uint32
         unsigned s = 2 * (r0[2 * last * step] + r1[2 * last * step]); /* x = W - 1: its right neighbour clamped */
         out[last] = (uint8_t)((s + 2) >> 2);
     }
-}
-
-/* Sixteen luma bytes of consecutive pixels from p: every byte, or every other one of YUYV. */
-static ALWAYS_INLINE u8x16 luma16(const uint8_t *p, unsigned step) {
-    if (step == 1) return load16(p);
-    u8x16 c0 = load16(p), c1 = load16(p + 16);
-    return __builtin_shufflevector(c0, c1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
 }
 
 /* The same values for a thumbnail of the frame's own size (320x240 of a 640x480

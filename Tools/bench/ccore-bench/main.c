@@ -48,7 +48,7 @@ typedef struct {
     size_t jpeg_size[MAX_FRAMES];
     size_t jpeg_total;
     uint32_t restart; /* MJPEG: a restart marker every this many MCUs, written in at load (0: as the file has it) */
-    char tag[16];     /* "-rN" with one, else "" */
+    char tag[16];     /* "-rN" in the ids of a clip rewritten with restart markers, else "" */
 } clip;
 
 static void die(const char *fmt, const char *a, int code) {
@@ -352,9 +352,6 @@ static line *new_line(void) {
 
 static const char *kind_name(const clip *c) { return c->is_mjpeg ? "mjpeg" : "yuyv"; }
 
-/* "-rN" in the ids of a clip rewritten with restart markers (--restart N), else "". */
-static const char *restart_tag(const clip *c) { return c->tag; }
-
 /* ccore_processor_process with the camera path's configuration (camera_config),
  * or with min_roi_pixels (and, if needed, the thumbnail) set so that the
  * processor's own scale choice lands on `force_scale`. */
@@ -421,7 +418,7 @@ static void processor_line(const clip *c, uint32_t force_scale, uint32_t buffers
         exit(1);
     }
     ccore_processor_destroy(o.proc);
-    snprintf(l->id, sizeof l->id, "%s-%ux%u%s-%s%u%s", kind_name(c), c->width, c->height, restart_tag(c),
+    snprintf(l->id, sizeof l->id, "%s-%ux%u%s-%s%u%s", kind_name(c), c->width, c->height, c->tag,
              !c->is_mjpeg ? "s" : force_scale ? "s" : "auto-s", l->scale,
              buffers == 1 ? "-hot" : buffers ? "-4buf" : "");
     if (!c->is_mjpeg)
@@ -488,7 +485,7 @@ static void component_line(const clip *c, const char *part, uint32_t scale) {
         snprintf(l->what, sizeof l->what, "ccore_image_luma_thumbnail %ux%u (processor: every %u-th frame)", o.thumb_w,
                  o.thumb_h, sc.thumbnail_every);
     }
-    snprintf(l->id, sizeof l->id, "%s-%ux%u%s-s%u-%s", kind_name(c), c->width, c->height, restart_tag(c), scale,
+    snprintf(l->id, sizeof l->id, "%s-%ux%u%s-s%u-%s", kind_name(c), c->width, c->height, c->tag, scale,
              part);
     measure(&o, l, seconds_per_line / 3 > 0.3 ? seconds_per_line / 3 : 0.3);
     ccore_jpeg_destroy(o.jpeg);
