@@ -104,6 +104,8 @@ import Testing
         #expect(s3 == 2 && e3.contains("-o"))
         let (s4, e4) = try run(["--fps", "abc", "-o", out])
         #expect(s4 == 2 && e4.contains("--fps"))
+        let (s4b, e4b) = try run(["--restart", "70000", "-o", out])
+        #expect(s4b == 2 && e4b.contains("invalid --restart '70000'"))
 
         let (s5, e5) = try run(["--scenario", "lowfps", "--seed", "3", "--size", "64x48", "--duration", "2", "-o", out])
         #expect(s5 == 0, "\(e5)")
