@@ -19,7 +19,8 @@ struct MonitorMetricsTests {
         let metrics = MonitorMetrics()
         let text = metrics.registry.emitToString()
         for name in ["circadify_frames_total", "circadify_frames_dropped_total", "circadify_frames_corrupt_total",
-                     "circadify_ring_overflows_total", "circadify_stage_latency_seconds", "circadify_outcomes_total",
+                     "circadify_ring_overflows_total", "circadify_frames_decoded_from_restart_markers_total",
+                     "circadify_stage_latency_seconds", "circadify_outcomes_total",
                      "circadify_validation_status", "circadify_camera_up", "circadify_camera_reopens_total"] {
             #expect(text.contains("# HELP \(name) "), "\(name) has no help")
             #expect(text.contains("# TYPE \(name) "), "\(name) has no type")
@@ -106,21 +107,24 @@ struct MonitorMetricsTests {
         metrics.record(PipelineCounters(framesReceived: 100, samplesDelivered: 100, droppedBySequence: 2,
                                         droppedByTimestampGap: 1, corrupt: 1, ringOverflows: 0))
         metrics.record(PipelineCounters(framesReceived: 150, samplesDelivered: 149, droppedBySequence: 3,
-                                        droppedByTimestampGap: 1, corrupt: 1, ringOverflows: 4))
+                                        droppedByTimestampGap: 1, corrupt: 1, ringOverflows: 4, decodedFromRestartMarkers: 90))
         metrics.record(PipelineCounters(framesReceived: 150, samplesDelivered: 149, droppedBySequence: 3,
-                                        droppedByTimestampGap: 1, corrupt: 1, ringOverflows: 4))
+                                        droppedByTimestampGap: 1, corrupt: 1, ringOverflows: 4, decodedFromRestartMarkers: 90))
         #expect(Self.value("circadify_frames_total", in: metrics) == 150)
         #expect(Self.value("circadify_frames_dropped_total{by=\"sequence\"}", in: metrics) == 3)
         #expect(Self.value("circadify_frames_dropped_total{by=\"timestamp_gap\"}", in: metrics) == 1)
         #expect(Self.value("circadify_frames_corrupt_total", in: metrics) == 1)
         #expect(Self.value("circadify_ring_overflows_total", in: metrics) == 4)
+        #expect(Self.value("circadify_frames_decoded_from_restart_markers_total", in: metrics) == 90)
         metrics.countersRestarted() // a reopened camera
-        metrics.record(PipelineCounters(framesReceived: 30, samplesDelivered: 30))
+        metrics.record(PipelineCounters(framesReceived: 30, samplesDelivered: 30, decodedFromRestartMarkers: 20))
         #expect(Self.value("circadify_frames_total", in: metrics) == 180)
+        #expect(Self.value("circadify_frames_decoded_from_restart_markers_total", in: metrics) == 110)
         // A session that restarted unannounced shows up as totals going down.
         metrics.record(PipelineCounters(framesReceived: 10, samplesDelivered: 10))
         #expect(Self.value("circadify_frames_total", in: metrics) == 190)
         #expect(Self.value("circadify_ring_overflows_total", in: metrics) == 4)
+        #expect(Self.value("circadify_frames_decoded_from_restart_markers_total", in: metrics) == 110)
     }
 
     @Test func stageTimingsFillTheLatencyHistograms() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `circadify monitor` against real clients: a real Prometheus server (Debian's `prometheus`
 # package, installed if missing) scrapes the monitor replaying a generated face clip in a
-# loop, and its HTTP API (/api/v1/query) is asked what it stored; `promtool check metrics`
+# loop (MJPEG with a restart marker every 10 MCUs, as many webcams send it), and its HTTP
+# API (/api/v1/query) is asked what it stored; `promtool check metrics`
 # lints the endpoint's text; the JSON Lines stream is checked against its documented shape;
 # SIGTERM must give exit 0 after the "stopped" line; the systemd units pass
 # `systemd-analyze verify` (where systemd-analyze exists).
@@ -40,9 +41,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-clip=$work/still.y4m
-"$bin/circadify-groundtruth" --scenario still --seed 3 --size 320x240 --fps 30 --duration 10 --hr 68 --quiet \
-    -o "$clip" || give_up "circadify-groundtruth could not render the clip"
+clip=$work/still.mjpeg
+"$bin/circadify-groundtruth" --scenario still --seed 3 --size 320x240 --fps 30 --duration 10 --hr 68 --restart 10 \
+    --quiet -o "$clip" || give_up "circadify-groundtruth could not render the clip"
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 metrics_port=$(free_port)
 prom_port=$(free_port)
@@ -110,6 +111,18 @@ if [ "$first" != none ] && python3 -c "import sys; sys.exit(not float('$second')
     pass prometheus-frames-increase
 else
     fail prometheus-frames-increase "circadify_frames_total went from $first to $second"
+fi
+
+# Frames that make no thumbnail (two in three) are decoded from the regions' restart intervals
+# down once the face is tracked; the others, and those before the first regions, from the top.
+frames=$(query 'circadify_frames_total')
+boxed=$(query 'circadify_frames_decoded_from_restart_markers_total')
+info "circadify_frames_decoded_from_restart_markers_total as stored: $boxed of $frames frames"
+if [ "$boxed" != none ] && [ "$frames" != none ] &&
+    python3 -c "import sys; sys.exit(not 0.4 * float('$frames') <= float('$boxed') <= 0.7 * float('$frames'))"; then
+    pass prometheus-restart-marker-decodes
+else
+    fail prometheus-restart-marker-decodes "$boxed of $frames frames decoded from restart markers (expected 40-70%)"
 fi
 
 buckets=$(query 'count(circadify_stage_latency_seconds_bucket{stage="end_to_end"})')

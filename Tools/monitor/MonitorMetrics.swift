@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// Names (the README's "Running a fleet" explains them):
 /// `circadify_frames_total`, `circadify_frames_dropped_total{by}`, `circadify_frames_corrupt_total`,
-/// `circadify_ring_overflows_total`, `circadify_stage_latency_seconds{stage}`,
+/// `circadify_ring_overflows_total`, `circadify_frames_decoded_from_restart_markers_total`,
+/// `circadify_stage_latency_seconds{stage}`,
 /// `circadify_outcomes_total{outcome}`, `circadify_validation_status{code}`,
 /// `circadify_camera_up`, `circadify_camera_reopens_total`; with `exportVitals`
 /// `circadify_pulse_bpm`, `circadify_pulse_confidence`, `circadify_breathing_per_minute`,
@@ -23,6 +24,7 @@ public final class MonitorMetrics: Sendable {
     private let droppedByGap: Counter
     private let corrupt: Counter
     private let overflows: Counter
+    private let fromRestartMarkers: Counter
     private let reopens: Counter
     private let cameraUp: Gauge
     private let validation: [ValidationStatus.Code: Gauge]
@@ -54,6 +56,11 @@ public final class MonitorMetrics: Sendable {
             "frames_corrupt", "total", "Frames the driver flagged as bad or that could not be decoded."))
         overflows = registry.makeCounter(descriptor: Self.name(
             "ring_overflows", "total", "Samples lost because the analysis fell behind the capture thread."))
+        fromRestartMarkers = registry.makeCounter(descriptor: Self.name(
+            "frames_decoded_from_restart_markers", "total", """
+            MJPEG frames decoded from the restart intervals that hold the face's regions, the rows above them skipped \
+            (0 from a camera that sends no restart markers).
+            """))
         reopens = registry.makeCounter(descriptor: Self.name(
             "camera_reopens", "total", "Times the camera was opened again after being lost."))
         cameraUp = registry.makeGauge(descriptor: Self.name("camera", "up", "1 while the camera streams, else 0."))
@@ -103,6 +110,7 @@ public final class MonitorMetrics: Sendable {
         droppedByGap.increment(by: Int64(clamping: delta.droppedByTimestampGap))
         corrupt.increment(by: Int64(clamping: delta.corrupt))
         overflows.increment(by: Int64(clamping: delta.ringOverflows))
+        fromRestartMarkers.increment(by: Int64(clamping: delta.decodedFromRestartMarkers))
     }
 
     /// The next counters come from a new session, which counts from zero.
@@ -198,6 +206,7 @@ struct CounterBaseline: Sendable, Equatable {
             || counters.droppedByTimestampGap < last.droppedByTimestampGap
             || counters.corrupt < last.corrupt || counters.ringOverflows < last.ringOverflows
             || counters.samplesDelivered < last.samplesDelivered
+            || counters.decodedFromRestartMarkers < last.decodedFromRestartMarkers
         let base = restarted ? PipelineCounters() : last
         last = counters
         return PipelineCounters(
@@ -205,6 +214,7 @@ struct CounterBaseline: Sendable, Equatable {
             samplesDelivered: counters.samplesDelivered - base.samplesDelivered,
             droppedBySequence: counters.droppedBySequence - base.droppedBySequence,
             droppedByTimestampGap: counters.droppedByTimestampGap - base.droppedByTimestampGap,
-            corrupt: counters.corrupt - base.corrupt, ringOverflows: counters.ringOverflows - base.ringOverflows)
+            corrupt: counters.corrupt - base.corrupt, ringOverflows: counters.ringOverflows - base.ringOverflows,
+            decodedFromRestartMarkers: counters.decodedFromRestartMarkers - base.decodedFromRestartMarkers)
     }
 }
