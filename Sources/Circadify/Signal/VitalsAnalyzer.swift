@@ -17,6 +17,12 @@ package final class VitalsAnalyzer {
         package var hop = 1.0
         /// The length of the non-overlapping windows the consistency is counted over, seconds.
         package var independentWindow = 5.0
+        /// The Welch segments of the whole stretch's spectrum, which gives the final heart rate
+        /// and its SNR, seconds (the stretch itself when shorter). A 20 s Hann segment's main lobe
+        /// spans ±0.1 Hz, the SNR's pulse band: a steady pulse's power falls inside it, where 10 s
+        /// segments spread it over ±0.2 Hz and counted half of it as noise (a pure sinusoid read
+        /// 10-11 dB). The fusion's weights and the methods' and waves' agreement keep `window`.
+        package var stretchSegment = 20.0
         /// The shortest stretch a heart rate is read from, seconds.
         package var minimumDuration = 5.0
         package init() {}
@@ -82,9 +88,12 @@ package final class VitalsAnalyzer {
         // Sliding windows for the track, then the whole stretch for the final value.
         let windows = try slidingWindows(fused, trace: trace)
         let track = HeartRateTracker.track(windows)
-        let wholePSD = welch(whole, fused)
-        let final = Self.finalFrequency(wholePSD, binHz: whole.binHz, track: track.compactMap { $0 })
-        let snr = whole.snr(of: wholePSD, fundamental: final, band: HeartRateTracker.band)
+        let stretch = try spectrumFor(length: min(trace.count, Int(configuration.stretchSegment * rate)))
+        let stretchPSD = welch(stretch, fused)
+        let final = Self.finalFrequency(stretchPSD, binHz: stretch.binHz, track: track.compactMap { $0 })
+        let snr = stretch.snr(of: stretchPSD, fundamental: final, band: HeartRateTracker.band)
+        // The HRV gate was set on the SNR over `window`-long segments (ConfidenceModel.hrvMinimumSNR).
+        let windowSNR = whole.snr(of: welch(whole, fused), fundamental: final, band: HeartRateTracker.band)
 
         var heartRate = final * 60
         let beats = BeatIntervals(wave: fused, rate: rate, heartRate: heartRate)
@@ -122,7 +131,7 @@ package final class VitalsAnalyzer {
         // Beat intervals are only as good as the pulse wave: a noisy wave jitters every beat
         // time and inflates HRV, so HRV is reported only with a reliable heart rate and a clean wave.
         let confidence = ConfidenceModel.confidence(quality)
-        let hrvReliable = confidence >= ConfidenceModel.reliable && snr >= ConfidenceModel.hrvMinimumSNR
+        let hrvReliable = confidence >= ConfidenceModel.reliable && windowSNR >= ConfidenceModel.hrvMinimumSNR
         return VitalsEstimate(
             heartRate: heartRate, confidence: confidence,
             sdnn: hrvReliable ? beats.sdnn : nil, rmssd: hrvReliable ? beats.rmssd : nil,

@@ -32,7 +32,8 @@ package struct HeartRateReading: Sendable, Equatable {
 
 /// The evidence behind a confidence value.
 package struct SignalQuality: Sendable, Equatable {
-    /// de Haan SNR of the fused pulse at the heart rate, dB.
+    /// de Haan SNR of the fused pulse at the heart rate, dB, over the whole stretch's 20 s
+    /// Welch segments (`VitalsAnalyzer.Configuration.stretchSegment`).
     package var snr: Double
     /// Share of the non-overlapping windows (`windows` of them) whose strongest candidate agrees
     /// with the heart rate (±5 bpm).
