@@ -74,13 +74,13 @@ package final class VitalsAnalyzer {
             }
         }
 
-        // Fuse by each wave's SNR at the frequency all of them point to.
-        let whole = try spectrumFor(length: min(trace.count, Int(configuration.window * rate)))
-        let spectra = waves.map { welch(whole, $0.wave) }
-        let reference = HeartRateTracker.candidates(psd: Self.normalizedSum(spectra, analyzer: whole), binHz: whole.binHz)
-            .first?.frequency ?? 1.2
+        // Fuse by each wave's SNR at the frequency all of them point to (window-long segments).
+        let windowed = try spectrumFor(length: min(trace.count, Int(configuration.window * rate)))
+        let spectra = waves.map { welch(windowed, $0.wave) }
+        let reference = HeartRateTracker.candidates(psd: Self.normalizedSum(spectra, analyzer: windowed),
+                                                    binHz: windowed.binHz).first?.frequency ?? 1.2
         let weights = spectra.map { psd -> Double in
-            let snr = whole.snr(of: psd, fundamental: reference, band: HeartRateTracker.band)
+            let snr = windowed.snr(of: psd, fundamental: reference, band: HeartRateTracker.band)
             return snr.isFinite ? pow(10, min(snr, 20) / 10) : (snr > 0 ? 100 : 0)
         }
         let fused = Self.weightedSum(waves.map(\.wave), weights: weights)
@@ -93,7 +93,7 @@ package final class VitalsAnalyzer {
         let final = Self.finalFrequency(stretchPSD, binHz: stretch.binHz, track: track.compactMap { $0 })
         let snr = stretch.snr(of: stretchPSD, fundamental: final, band: HeartRateTracker.band)
         // The HRV gate was set on the SNR over `window`-long segments (ConfidenceModel.hrvMinimumSNR).
-        let windowSNR = whole.snr(of: welch(whole, fused), fundamental: final, band: HeartRateTracker.band)
+        let windowSNR = windowed.snr(of: welch(windowed, fused), fundamental: final, band: HeartRateTracker.band)
 
         var heartRate = final * 60
         let beats = BeatIntervals(wave: fused, rate: rate, heartRate: heartRate)
@@ -104,10 +104,13 @@ package final class VitalsAnalyzer {
         let methodRates = projections.map { projection -> Double? in
             let members = waves.indices.filter { waves[$0].projection == projection }
             let wave = Self.weightedSum(members.map { waves[$0].wave }, weights: members.map { weights[$0] })
-            return HeartRateTracker.candidates(psd: welch(whole, wave), binHz: whole.binHz).first.map { $0.frequency * 60 }
+            return HeartRateTracker.candidates(psd: welch(windowed, wave), binHz: windowed.binHz).first
+                .map { $0.frequency * 60 }
         }
         let agree = methodRates.allSatisfy { rate in rate.map { abs($0 - heartRate) <= 3 } ?? false }
-        let waveRates = spectra.map { HeartRateTracker.candidates(psd: $0, binHz: whole.binHz).first.map { $0.frequency * 60 } }
+        let waveRates = spectra.map {
+            HeartRateTracker.candidates(psd: $0, binHz: windowed.binHz).first.map { $0.frequency * 60 }
+        }
         let waveAgreement = Double(waveRates.filter { rate in rate.map { abs($0 - heartRate) <= 3 } ?? false }.count)
             / Double(max(waveRates.count, 1))
         let independent = try independentWindows(fused, trace: trace)
