@@ -182,7 +182,10 @@ static uint32_t choose_scale(const ccore_processor *p, const ccore_roi_set *rois
  * frame decoded shows) it covers rows 0.3-0.5 instead: the face's middle,
  * which the user is guided to centre, and the background beside it, rows the
  * ROIs mostly span already, so that the decode need not start far above them.
- * The choice holds for the stream: a change of band would step the trace. */
+ * The choice holds for the stream: a change of band would step the trace.
+ * Every frame, of every format, also measures the band luma over rows 0.3-0.5
+ * (ccore_frame_sample.band_luma): the one brightness that means the same on
+ * every camera, which the light share is judged by. */
 static const float TOP_HALF[2] = {0.0f, 0.5f};
 static const float MIDDLE_BAND[2] = {0.3f, 0.5f};
 
@@ -202,15 +205,15 @@ static ccore_jpeg_rows mjpeg_rows(const ccore_roi_set *rois, const float *band, 
     return part;
 }
 
-/* The band [band[0], band[1]) of an MJPEG frame its mean luma covers (a raw
- * frame's covers all of it); the mean luma reads the luma plane alone. */
-static ccore_image mean_luma_view(const ccore_image *decoded, const float *band) {
-    ccore_image view = *decoded;
-    uint32_t top = (uint32_t)floorf((float)decoded->height * band[0]);
-    uint32_t bottom = (uint32_t)ceilf((float)decoded->height * band[1]);
+/* Rows [band[0], band[1]) of a picture, for a mean luma (which reads the luma
+ * plane alone): an MJPEG frame's mean luma band, and every frame's band luma. */
+static ccore_image mean_luma_view(const ccore_image *image, const float *band) {
+    ccore_image view = *image;
+    uint32_t top = (uint32_t)floorf((float)image->height * band[0]);
+    uint32_t bottom = (uint32_t)ceilf((float)image->height * band[1]);
     if (bottom <= top) bottom = top + 1;
-    if (bottom > decoded->height) bottom = decoded->height;
-    view.plane0 = decoded->plane0 + (size_t)top * decoded->stride0;
+    if (bottom > image->height) bottom = image->height;
+    view.plane0 = image->plane0 + (size_t)top * image->stride0;
     view.height = bottom > top ? bottom - top : 0;
     return view;
 }
@@ -294,6 +297,12 @@ int ccore_processor_process(ccore_processor *p, const ccore_frame *f, ccore_fram
     s->timestamp_ns = f->timestamp_ns;
     s->decode_scale = scale;
     s->mean_luma = ccore_image_mean_luma(luma_image);
+    if (p->config.is_mjpeg && p->luma_band == MIDDLE_BAND) {
+        s->band_luma = s->mean_luma; /* a camera with restart markers: the mean luma covers the band already */
+    } else {
+        ccore_image band = mean_luma_view(image, MIDDLE_BAND);
+        s->band_luma = ccore_image_mean_luma(&band);
+    }
     if (rois) {
         s->roi_generation = rois->generation;
         s->roi_count = rois->count;

@@ -69,6 +69,45 @@ import Testing
         #expect(s.sequence == 1 && s.timestamp_ns == 1_000 + Self.interval)
     }
 
+    /// The band luma covers rows 0.3-0.5 on every format: a raw frame's mean luma covers all
+    /// of it, an MJPEG frame's the top half, or rows 0.3-0.5 when the camera sends restart
+    /// markers, and the band luma is the same through all three.
+    @Test func bandLumaIsTheSameRowsOnEveryFormat() throws {
+        let (w, h) = (64, 48)
+        // Rows 0.3-0.5 (14..<24) at 160, the rest at 40.
+        var rgb = [UInt8](repeating: 40, count: w * h * 3)
+        for y in 14..<24 { for i in 0..<(w * 3) { rgb[y * w * 3 + i] = 160 } }
+        let raw = try Self.make(format: CCORE_PIXEL_RGB24, width: w, height: h)
+        defer { ccore_processor_destroy(raw) }
+        let (_, s) = Self.process(raw, TestFrame(format: CCORE_PIXEL_RGB24, width: w, height: h, bytes: rgb),
+                                  sequence: 0, timestamp: 0)
+        #expect(s.band_luma == 160, "the band alone")
+        #expect(abs(s.mean_luma - (160 * 10 + 40 * 38) / 48) < 0.01, "the mean luma covers the whole frame")
+
+        let plain = TestScenes.jpeg(rgb: rgb, width: w, height: h, quality: 95)
+        let marked = try #require(TestScenes.withRestartMarkers(plain, every: 2))
+        var bands = [Float](), means = [Float]()
+        for bytes in [plain, marked] {
+            let proc = try Self.make(mjpeg: true, width: w, height: h)
+            defer { ccore_processor_destroy(proc) }
+            // A region 6 px wide keeps the decode at full scale.
+            Self.setRegions(proc, [ccore_rect(x: 0.45, y: 0.4, width: 0.1, height: 0.1)])
+            var sample = ccore_frame_sample()
+            let rc = bytes.withUnsafeBufferPointer { buffer in
+                var f = ccore_frame()
+                f.jpeg = buffer.baseAddress
+                f.jpeg_size = buffer.count
+                return ccore_processor_process(proc, &f, &sample)
+            }
+            #expect(rc == 1)
+            bands.append(sample.band_luma)
+            means.append(sample.mean_luma)
+        }
+        #expect(bands[0] == bands[1], "restart markers or not, the same band: \(bands)")
+        #expect(abs(bands[0] - 160) < 6, "the band survives JPEG: \(bands[0])")
+        #expect(means[0] < means[1] - 20, "the mean luma covers the top half without markers, the band with them: \(means)")
+    }
+
     @Test func rejectsInvalidRegions() throws {
         let proc = try Self.make()
         defer { ccore_processor_destroy(proc) }

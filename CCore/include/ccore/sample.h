@@ -80,8 +80,9 @@ typedef struct {
     uint32_t roi_generation;
     uint32_t roi_count;
     /** Mean luma (0-255), sampled on a sparse grid: over the whole frame for
-     *  raw formats, over the top half for MJPEG (whose frames are decoded
-     *  only as far down as they are read; see processor.c). */
+     *  raw formats, over a band of rows for MJPEG (whose frames are decoded
+     *  only as far as they are read): the top half, or rows 0.3-0.5 on a
+     *  camera that sends restart markers (see processor.c). */
     float mean_luma;
     /** MJPEG decode scale denominator (1, 2, 4, 8); 1 for raw formats. */
     uint32_t decode_scale;
@@ -95,7 +96,11 @@ typedef struct {
     uint32_t kernels_ns;
     /** Nanoseconds making the detector thumbnail and the preview; 0 for a frame that made neither. */
     uint32_t thumbnail_ns;
-    uint32_t reserved;
+    /** Mean luma (0-255) of rows 0.3-0.5 of the frame, on mean_luma's grid:
+     *  the same rows whatever the format, and whether an MJPEG camera sends
+     *  restart markers (every MJPEG decode covers them), so what is judged
+     *  from it (the light share) means the same on every camera. */
+    float band_luma;
     ccore_roi_stats rois[CCORE_MAX_ROIS];
 } ccore_frame_sample;
 

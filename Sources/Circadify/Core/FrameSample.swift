@@ -104,6 +104,8 @@ package struct FrameSample: Sendable, Equatable {
     package var overflowBefore: UInt32
     package var regionGeneration: UInt32
     package var meanLuma: Float
+    /// Mean luma of rows 0.3-0.5, alike on every format (the light share's).
+    package var bandLuma: Float
     package var decodeScale: UInt32
     /// Stage timing (while switched on, else 0): when the capture thread took
     /// the frame in (CLOCK_MONOTONIC ns) and the nanoseconds of its per-frame work.
@@ -123,6 +125,7 @@ package struct FrameSample: Sendable, Equatable {
         overflowBefore = s.overflow_before
         regionGeneration = s.roi_generation
         meanLuma = s.mean_luma
+        bandLuma = s.band_luma
         decodeScale = s.decode_scale
         dequeuedNanoseconds = s.dequeued_ns
         decodeNanoseconds = s.decode_ns

@@ -10,14 +10,17 @@ package struct SignalFrame: Sendable, Equatable {
     package var faceCenterY: Double?
     /// Mean luma of the frame (0-255).
     package var meanLuma: Double
+    /// Mean luma of rows 0.3-0.5 of the frame (0-255), measured alike whatever the format;
+    /// nil for frames measured before it was kept (the light share then reads `meanLuma`).
+    package var bandLuma: Double?
     /// Which placement of the regions (their rectangles and skin mask) measured the frame: a
     /// change between frames means other pixels were averaged, a step the pipeline knows of.
     package var placement: UInt32
 
     package init(time: Double, regions: [RegionColor], faceCenterY: Double? = nil, meanLuma: Double,
-                 placement: UInt32 = 0) {
+                 bandLuma: Double? = nil, placement: UInt32 = 0) {
         self.time = time; self.regions = regions; self.faceCenterY = faceCenterY; self.meanLuma = meanLuma
-        self.placement = placement
+        self.bandLuma = bandLuma; self.placement = placement
     }
 
     /// A core sample, with the face position the tracker had published for it.
@@ -29,6 +32,7 @@ package struct SignalFrame: Sendable, Equatable {
         }
         self.faceCenterY = faceCenterY
         meanLuma = Double(sample.meanLuma)
+        bandLuma = sample.bandLuma.isFinite ? Double(sample.bandLuma) : nil
         placement = sample.regionGeneration
     }
 }
@@ -75,6 +79,8 @@ package struct UniformTrace: Sendable {
     package var skin: [[Double]]
     package var faceCenterY: [Double]?
     package var luma: [Double]
+    /// Per sample: the band luma (`SignalFrame.bandLuma`); nil when no frame had one.
+    package var band: [Double]?
     /// Per sample: inside a gap longer than the bridging limit.
     package var unreliable: [Bool]
     /// Per sample: the change from the previous sample spans a new placement of the regions
@@ -101,6 +107,8 @@ package struct UniformTrace: Sendable {
         let times = (0..<n).map { origin + Double($0) / rate }
 
         luma = Self.interpolate(kept.filter { $0.meanLuma.isFinite }.map { ($0.time, $0.meanLuma) }, at: times)
+        let banded = kept.compactMap { f in f.bandLuma.map { (f.time, $0) } }
+        band = banded.isEmpty ? nil : Self.interpolate(banded, at: times)
         var gapMask = Self.gaps(in: kept.map(\.time), at: times, longerThan: maxBridge)
         // A dropped frame is a gap well beyond the source's own frame interval (a 15 fps
         // camera resampled to 30 Hz drops nothing).

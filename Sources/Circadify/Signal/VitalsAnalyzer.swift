@@ -144,15 +144,17 @@ package final class VitalsAnalyzer {
             pulseWave: fused, sampleRate: rate, duration: trace.duration, quality: quality)
     }
 
-    /// The in-band movement of the whole picture's brightness as a share of the face's green
+    /// The in-band movement of the picture's brightness as a share of the face's green
     /// (`SignalQuality.lightShare`). Green alone is used only below `steadyLightShare`: an
     /// exposure that hunts, a gain that breathes or a light that flickers slowly moves every
-    /// channel alike; POS and CHROM cancel that, green takes it for a pulse. On a steady
-    /// camera the picture's brightness carries only the face's share of the pulse.
+    /// channel alike; POS and CHROM cancel that, green takes it for a pulse. The brightness is
+    /// the band luma, rows 0.3-0.5 (the face's middle and the picture beside it) on every
+    /// format, so the share means the same on every camera; the frame's mean luma covers rows
+    /// that depend on the format (frames measured before the band luma was kept use it).
     private func pictureLightShare(_ trace: UniformTrace, steps: [Int], pooled: [SIMD3<Double>]) -> Double {
         var known = [Bool](repeating: false, count: trace.count)
         for i in steps where i < known.count { known[i] = true }
-        let luma = StepRemoval.apply([trace.luma.map { SIMD3(repeating: $0) }], known: known).traces[0]
+        let luma = StepRemoval.apply([(trace.band ?? trace.luma).map { SIMD3(repeating: $0) }], known: known).traces[0]
         let picture = SignalMath.standardDeviation(filter.apply(luma.map { log(max($0.x, 1e-3)) }))
         let face = SignalMath.standardDeviation(filter.apply(pooled.map { log(max($0.y, 1e-3)) }))
         return face > 0 ? picture / face : .infinity

@@ -55,9 +55,10 @@ package struct SignalQuality: Sendable, Equatable {
     /// How much the face moved: standard deviation of its detrended vertical centre,
     /// share of the frame height (0 when not tracked).
     package var motion: Double = 0
-    /// How much the whole picture's brightness moves in the pulse band, as a share of how much
-    /// the face's green does: near 0.2 on a steady camera (the face's own pulse), 1 or more
-    /// when the exposure hunts or the light flickers slowly, which can pass for a pulse.
+    /// How much the picture's brightness (the band luma: rows 0.3-0.5, alike on every format)
+    /// moves in the pulse band, as a share of how much the face's green does: near 0.2 on a
+    /// steady camera (the face's own pulse, and noise), 1 or more when the exposure hunts or
+    /// the light flickers slowly, which can pass for a pulse.
     package var lightShare: Double = 0
     /// How many non-overlapping windows `consistency` is a share of (5 s each, or half the
     /// stretch when shorter): six in a 30 s scan, two in a 10 s one. The windows that agree,

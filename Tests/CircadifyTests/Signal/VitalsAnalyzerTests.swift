@@ -31,6 +31,23 @@ import Testing
         #expect(snr >= snrOverTenSeconds + 10, "20 s segments: \(snr) dB, 10 s: \(snrOverTenSeconds) dB")
     }
 
+    /// The light share reads the band luma (rows 0.3-0.5, alike on every format) where frames
+    /// carry it, and the frame's mean luma only where they do not.
+    @Test func theLightShareReadsTheBandLuma() throws {
+        var synthetic = SyntheticTrace()
+        synthetic.breathing = 0
+        // A gain hunting at 1.1 Hz, ±0.3%, in the band; the mean luma steady.
+        let frames = synthetic.frames().map { f -> SignalFrame in
+            var f = f
+            f.bandLuma = 90 * (1 + 0.003 * sin(2 * Double.pi * 1.1 * f.time))
+            return f
+        }
+        let banded = try VitalsAnalyzer().analyze(frames).quality.lightShare
+        let unbanded = try VitalsAnalyzer().analyze(frames.map { var f = $0; f.bandLuma = nil; return f }).quality.lightShare
+        #expect(banded > VitalsAnalyzer.steadyLightShare, "the band hunts: \(banded)")
+        #expect(unbanded < 0.05, "without a band luma, the steady mean luma: \(unbanded)")
+    }
+
     @Test func strongSecondHarmonicIsNotTakenForTheFundamental() throws {
         var synthetic = SyntheticTrace()
         synthetic.heartRate = { _ in 62 }
