@@ -92,7 +92,7 @@ typedef struct {
     int64_t dequeued_ns;
     /** Nanoseconds decoding MJPEG; 0 for raw formats. */
     uint32_t decode_ns;
-    /** Nanoseconds in the kernels: mean luma and the skin-masked ROI means. */
+    /** Nanoseconds in the kernels: mean luma, band luma and the skin-masked ROI means. */
     uint32_t kernels_ns;
     /** Nanoseconds making the detector thumbnail and the preview; 0 for a frame that made neither. */
     uint32_t thumbnail_ns;

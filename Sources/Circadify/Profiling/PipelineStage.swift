@@ -10,7 +10,7 @@ public enum PipelineStage: String, CaseIterable, Sendable, Codable {
     case dequeue
     /// MJPEG decode at the reduced scale; raw formats have none.
     case decode
-    /// The per-frame kernels: mean luma and the skin-masked region means.
+    /// The per-frame kernels: mean luma, band luma and the skin-masked region means.
     case kernels
     /// The face detector's thumbnail and the preview picture, on the frames that make one.
     case thumbnail
