@@ -18,10 +18,9 @@ package enum FrameCache {
         let rows = try JSONDecoder().decode([[Double]].self, from: Data(contentsOf: url))
         return try rows.map { row in
             // 3, 4 or 5 numbers lead, then 4 per region: the count's remainder tells which.
-            guard row.count >= 3, (row.count - 3) % 4 == 0 || (row.count - 4) % 4 == 0 || (row.count - 5) % 4 == 0 else {
+            guard let first = [3, 4, 5].first(where: { row.count >= $0 && (row.count - $0) % 4 == 0 }) else {
                 throw AccuracyError("\(url.path): a frame of \(row.count) numbers (3, 4 or 5, then 4 per region)")
             }
-            let first = (row.count - 3) % 4 == 0 ? 3 : (row.count - 4) % 4 == 0 ? 4 : 5
             // The placement is a count: a cache that says otherwise is not one this tool wrote.
             if first >= 4, !(row[3] >= 0 && row[3] <= Double(UInt32.max)) {
                 throw AccuracyError("\(url.path): a frame's placement is \(row[3])")
