@@ -40,13 +40,13 @@ package enum ConfidenceModel {
 
     // Fitted by `circadify-accuracy --split tune --seeds 6 --cuts 5,8,10,12,15,20 --fit-confidence` (README, "Ground-truth
     // videos and accuracy"); refit and paste when the pipeline changes.
-    // Confidence map fitted on 1723 clips (1052 within ±3 bpm), mean log-loss 0.351.
+    // Confidence map fitted on 1723 clips (1052 within ±3 bpm), mean log-loss 0.350.
     // Features: snr, agreeingWindows, methodsAgree, waveAgreement, stepsPerMinute, motion, droppedFraction, lightShare, swayHarmonics.
     package static let fitted = LogisticModel(
-        means: [1.1437, 1.7115, 0.46953, 0.54207, 6.7588, 0.0037752, 0.0034748, 0.31892, 0.035513],
-        scales: [3.4758, 1.0186, 0.49907, 0.28855, 24.19, 0.0038218, 0.015836, 0.24556, 0.079471],
-        weights: [1.2619, 0.6574, 0.37015, 0.45236, -0.10429, -0.26381, 0, -0.46934, -0.60766],
-        intercept: 1.0468)
+        means: [1.1437, 1.7423, 0.46953, 0.54207, 6.7588, 0.0037752, 0.0034748, 0.31892, 0.035513],
+        scales: [3.4758, 1.1391, 0.49907, 0.28855, 24.19, 0.0038218, 0.015836, 0.24556, 0.079471],
+        weights: [1.2781, 0.69759, 0.37384, 0.45505, -0.11183, -0.2624, 0, -0.46538, -0.60949],
+        intercept: 1.0648)
     // Band edges: right 98.5% of the time above the first on the tuning split; every tuning pulse-free input 0.5 log-odds below the second (and above it once in 1000 on a normal, where that fits below the first).
     package static let reliableProbability = 0.9578
     package static let retryProbability = 0.9156

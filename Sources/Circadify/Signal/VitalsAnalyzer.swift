@@ -15,7 +15,8 @@ package final class VitalsAnalyzer {
         /// Sliding-window length and hop for the heart-rate track, seconds.
         package var window = 10.0
         package var hop = 1.0
-        /// The length of the non-overlapping windows the consistency is counted over, seconds.
+        /// About how long the non-overlapping windows the consistency is counted over are, seconds
+        /// (the stretch is split into equal windows near this length).
         package var independentWindow = 5.0
         /// The Welch segments of the whole stretch's spectrum, which gives the final heart rate
         /// and its SNR, seconds (the stretch itself when shorter). A 20 s Hann segment's main lobe
@@ -115,7 +116,7 @@ package final class VitalsAnalyzer {
             / Double(max(waveRates.count, 1))
         let independent = try independentWindows(fused, trace: trace)
         // Agreeing within 5 bpm, or within half the window's resolution (60 / 2L bpm) when that is coarser.
-        let tolerance = max(5, 30 / min(configuration.independentWindow, trace.duration / 2))
+        let tolerance = max(5, 30 / (Double(independentLength(fused.count)) / rate))
         let consistent = independent.filter { w in
             w.candidates.first.map { abs($0.frequency * 60 - heartRate) <= tolerance } ?? false
         }
@@ -186,13 +187,13 @@ package final class VitalsAnalyzer {
         return windows
     }
 
-    /// Windows that share no sample, tiled back from the end: `independentWindow` long at most
-    /// and half the stretch at most, so even the shortest scan has two. Only these count for the
+    /// Windows that share no sample, tiled back from the end (`independentLength` each), so
+    /// even the shortest scan has two. Only these count for the
     /// consistency: overlapping windows agreeing are mostly the same samples agreeing with
     /// themselves, which a short pulse-free stretch does as readily as a pulse. How many agree
     /// is the evidence (a 30 s scan can show six, a 10 s scan two).
     private func independentWindows(_ wave: [Double], trace: UniformTrace) throws(Failure) -> [PulseWindow] {
-        let length = min(Int(configuration.independentWindow * configuration.rate), wave.count / 2)
+        let length = independentLength(wave.count)
         guard length >= 2 else { return [] }
         var windows = [PulseWindow]()
         var end = wave.count
@@ -208,6 +209,17 @@ package final class VitalsAnalyzer {
             end = start
         }
         return windows
+    }
+
+    /// The length of the non-overlapping windows over `count` samples: the stretch split into
+    /// as many equal windows as `independentWindow` goes into it, rounded (two at least), so
+    /// every sample but a few is counted. Whole `independentWindow`s tiled from the end left
+    /// nearly a window out whenever a scan fell a little short of a multiple of it, as a scan
+    /// does (its trace starts when the face is found, and N frames span N - 1 intervals): a
+    /// 30 s scan counted five windows, a 15 s scan two.
+    private func independentLength(_ count: Int) -> Int {
+        let nominal = configuration.independentWindow * configuration.rate
+        return count / max(2, Int((Double(count) / nominal).rounded()))
     }
 
     /// The final frequency: the whole stretch's strongest harmonic-sum candidate near the

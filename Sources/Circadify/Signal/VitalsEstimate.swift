@@ -36,7 +36,7 @@ package struct SignalQuality: Sendable, Equatable {
     /// Welch segments (`VitalsAnalyzer.Configuration.stretchSegment`).
     package var snr: Double
     /// Share of the non-overlapping windows (`windows` of them) whose strongest candidate agrees
-    /// with the heart rate (±5 bpm).
+    /// with the heart rate (±5 bpm, or half a window's resolution when that is coarser).
     package var consistency: Double
     /// Each method's own pulse wave (POS, CHROM, and green when the light is steady) gives
     /// the same heart rate (±3 bpm).
@@ -60,8 +60,8 @@ package struct SignalQuality: Sendable, Equatable {
     /// steady camera (the face's own pulse, and noise), 1 or more when the exposure hunts or
     /// the light flickers slowly, which can pass for a pulse.
     package var lightShare: Double = 0
-    /// How many non-overlapping windows `consistency` is a share of (5 s each, or half the
-    /// stretch when shorter): six in a 30 s scan, two in a 10 s one. The windows that agree,
+    /// How many non-overlapping windows `consistency` is a share of (the stretch split into
+    /// equal windows near 5 s, two at least): six in a 30 s scan, two in a 10 s one. The windows that agree,
     /// `consistency` × `windows`, are the evidence the confidence weighs.
     package var windows = 6
     /// The share of the pulse wave the head's position explains through its square and cube

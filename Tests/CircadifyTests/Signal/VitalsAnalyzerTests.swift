@@ -31,6 +31,21 @@ import Testing
         #expect(snr >= snrOverTenSeconds + 10, "20 s segments: \(snr) dB, 10 s: \(snrOverTenSeconds) dB")
     }
 
+    /// A scan's trace starts when the face is found, a few frames after the camera does, so a
+    /// 30 s scan is a little short of six 5 s windows: the consistency splits it into six equal
+    /// windows rather than counting five and leaving nearly 5 s of pulse out (and a 15 s scan
+    /// into three, not two).
+    @Test func theIndependentWindowsCoverTheWholeScan() throws {
+        for (seconds, expected) in [(30.0, 6), (20.0, 4), (15.0, 3), (10.0, 2)] {
+            var synthetic = SyntheticTrace()
+            synthetic.duration = seconds
+            synthetic.dropped = Set(0..<6) // the face found on the 7th frame
+            let quality = try VitalsAnalyzer().analyze(synthetic.frames()).quality
+            #expect(quality.windows == expected, "\(seconds) s: \(quality.windows) windows")
+            #expect(quality.consistency == 1, "\(seconds) s: consistency \(quality.consistency)")
+        }
+    }
+
     /// The light share reads the band luma (rows 0.3-0.5, alike on every format) where frames
     /// carry it, and the frame's mean luma only where they do not.
     @Test func theLightShareReadsTheBandLuma() throws {
