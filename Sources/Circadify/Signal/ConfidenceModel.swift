@@ -26,15 +26,22 @@ package enum ConfidenceModel {
     package static let featureNames = ["snr", "agreeingWindows", "methodsAgree", "waveAgreement", "stepsPerMinute", "motion",
                                        "droppedFraction", "lightShare", "swayHarmonics"]
 
+    /// The most non-overlapping windows the map was fitted on: those of a 30 s scan, the
+    /// longest the tuning split holds.
+    package static let fittedWindows = 6
+
     /// Which way each signal may move the confidence (+1 up, -1 down), as physics says.
     package static let featureSigns: [Double] = [1, 1, 1, 1, -1, -1, -1, -1, -1]
 
     /// `q` as numbers in the order of `featureNames` (an infinite SNR clamped to ±20 dB, the light
     /// share to 5). The windows' agreement counts as the number of non-overlapping windows that
     /// agree, not their share: each is a separate look at the pulse, and a short scan has fewer.
+    /// Beyond `fittedWindows` it counts as their share of that many: the map never saw more, and
+    /// a count that grew with the scan's length would make any steady artefact certain in a long
+    /// enough scan (a pulse-free face's breathing harmonic read 0.99 at 60 s with 11 of 12).
     package static func features(_ q: SignalQuality) -> [Double] {
         let snr = q.snr.isFinite ? min(max(q.snr, -20), 20) : (q.snr > 0 ? 20 : -20)
-        return [snr, q.consistency * Double(q.windows), q.methodsAgree ? 1 : 0, q.waveAgreement, q.stepsPerMinute, q.motion, q.droppedFraction,
+        return [snr, q.consistency * Double(min(q.windows, fittedWindows)), q.methodsAgree ? 1 : 0, q.waveAgreement, q.stepsPerMinute, q.motion, q.droppedFraction,
                 min(q.lightShare, 5), q.swayHarmonics]
     }
 

@@ -46,4 +46,18 @@ import Testing
         #expect(ConfidenceModel.features(good).count == ConfidenceModel.featureNames.count)
         #expect(ConfidenceModel.fitted.weights.count == ConfidenceModel.featureNames.count)
     }
+
+    /// A scan longer than the map was fitted on counts its agreeing windows as their share of
+    /// the fitted six: a weak, steady artefact that agrees in 8 of 12 windows of a minute's scan
+    /// stays where 4 of 6 put it, instead of being made certain by the scan's length.
+    @Test func aLongScansWindowsCountAsTheirShareOfTheFittedOnes() {
+        var thirty = SignalQuality(snr: 0.5, consistency: 4.0 / 6, methodsAgree: false, skinCoverage: 0.9, gapFraction: 0,
+                                   droppedFraction: 0, stepsPerMinute: 0, waveAgreement: 0.5, motion: 0.002)
+        thirty.windows = ConfidenceModel.fittedWindows
+        var minute = thirty
+        minute.windows = 2 * ConfidenceModel.fittedWindows
+        #expect(abs(ConfidenceModel.features(minute)[1] - 4) < 1e-9)
+        #expect(ConfidenceModel.confidence(minute) == ConfidenceModel.confidence(thirty))
+        #expect(ConfidenceModel.confidence(minute) < ConfidenceModel.reliable)
+    }
 }

@@ -56,8 +56,8 @@ struct Accuracy: AsyncParsableCommand {
     @Option(help: "Also score shorter scans cut from each clip, these lengths in seconds (e.g. 8,10,12,15): summarized apart, and fitted on with --fit-confidence.")
     var cuts: String?
 
-    @Option(help: "With --fit-confidence: also fit on the clips of this --json-out file (the same split at another size or length).")
-    var fitWith: String?
+    @Option(help: "With --fit-confidence: also fit on the clips of this --json-out file (the same split at another size or length); repeatable.")
+    var fitWith: [String] = []
 
     var cutLengths: [Double] { cuts?.split(separator: ",").compactMap { Double($0) } ?? [] }
 
@@ -110,9 +110,9 @@ struct Accuracy: AsyncParsableCommand {
         if fitConfidence {
             print()
             var more = [ClipScore]()
-            if let fitWith {
-                let other = try JSONDecoder().decode([ClipScore].self, from: Data(contentsOf: URL(fileURLWithPath: fitWith)))
-                more = other + other.flatMap { $0.cuts ?? [] }
+            for file in fitWith {
+                let other = try JSONDecoder().decode([ClipScore].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+                more += other + other.flatMap { $0.cuts ?? [] }
             }
             print(try ConfidenceFit.fit(scores + cutScores + more).swiftSource())
         }
