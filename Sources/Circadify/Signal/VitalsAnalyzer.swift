@@ -187,11 +187,11 @@ package final class VitalsAnalyzer {
         return windows
     }
 
-    /// Windows that share no sample, tiled back from the end (`independentLength` each), so
-    /// even the shortest scan has two. Only these count for the
-    /// consistency: overlapping windows agreeing are mostly the same samples agreeing with
-    /// themselves, which a short pulse-free stretch does as readily as a pulse. How many agree
-    /// is the evidence (a 30 s scan can show six, a 10 s scan two).
+    /// Windows that share no sample, tiled back from the end (`independentLength` each, so
+    /// even the shortest scan has two). Only these count for the consistency: overlapping
+    /// windows agreeing are mostly the same samples agreeing with themselves, which a short
+    /// pulse-free stretch does as readily as a pulse. How many agree is the evidence (a 30 s
+    /// scan can show six, a 10 s scan two).
     private func independentWindows(_ wave: [Double], trace: UniformTrace) throws(Failure) -> [PulseWindow] {
         let length = independentLength(wave.count)
         guard length >= 2 else { return [] }

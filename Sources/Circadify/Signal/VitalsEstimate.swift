@@ -61,8 +61,8 @@ package struct SignalQuality: Sendable, Equatable {
     /// the light flickers slowly, which can pass for a pulse.
     package var lightShare: Double = 0
     /// How many non-overlapping windows `consistency` is a share of (the stretch split into
-    /// equal windows near 5 s, two at least): six in a 30 s scan, two in a 10 s one. The windows that agree,
-    /// `consistency` × `windows`, are the evidence the confidence weighs.
+    /// equal windows near 5 s, two at least): six in a 30 s scan, two in a 10 s one. The
+    /// windows that agree, `consistency` × `windows`, are the evidence the confidence weighs.
     package var windows = 6
     /// The share of the pulse wave the head's position explains through its square and cube
     /// (`MotionRegression.harmonicShare`): near 0 for a pulse, high for a reading made of the
