@@ -114,9 +114,10 @@ package final class VitalsAnalyzer {
         }
         let waveAgreement = Double(waveRates.filter { rate in rate.map { abs($0 - heartRate) <= 3 } ?? false }.count)
             / Double(max(waveRates.count, 1))
-        let independent = try independentWindows(fused, trace: trace)
+        let windowLength = independentLength(fused.count)
+        let independent = try independentWindows(fused, length: windowLength, trace: trace)
         // Agreeing within 5 bpm, or within half the window's resolution (60 / 2L bpm) when that is coarser.
-        let tolerance = max(5, 30 / (Double(independentLength(fused.count)) / rate))
+        let tolerance = max(5, 30 / (Double(windowLength) / rate))
         let consistent = independent.filter { w in
             w.candidates.first.map { abs($0.frequency * 60 - heartRate) <= tolerance } ?? false
         }
@@ -187,13 +188,12 @@ package final class VitalsAnalyzer {
         return windows
     }
 
-    /// Windows that share no sample, tiled back from the end (`independentLength` each, so
-    /// even the shortest scan has two). Only these count for the consistency: overlapping
-    /// windows agreeing are mostly the same samples agreeing with themselves, which a short
-    /// pulse-free stretch does as readily as a pulse. How many agree is the evidence (a 30 s
-    /// scan can show six, a 10 s scan two).
-    private func independentWindows(_ wave: [Double], trace: UniformTrace) throws(Failure) -> [PulseWindow] {
-        let length = independentLength(wave.count)
+    /// Windows that share no sample, `length` samples each (`independentLength`, so even the
+    /// shortest scan has two), tiled back from the end. Only these count for the consistency:
+    /// overlapping windows agreeing are mostly the same samples agreeing with themselves, which
+    /// a short pulse-free stretch does as readily as a pulse. How many agree is the evidence (a
+    /// 30 s scan can show six, a 10 s scan two).
+    private func independentWindows(_ wave: [Double], length: Int, trace: UniformTrace) throws(Failure) -> [PulseWindow] {
         guard length >= 2 else { return [] }
         var windows = [PulseWindow]()
         var end = wave.count
