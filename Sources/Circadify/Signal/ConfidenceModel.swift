@@ -29,6 +29,9 @@ package enum ConfidenceModel {
     /// The most non-overlapping windows the map was fitted on: those of a 30 s scan, the
     /// longest the tuning split holds.
     package static let fittedWindows = 6
+    /// The longest scan the map was fitted on, seconds; a longer one is judged by pieces this long
+    /// (`VitalsAnalyzer`).
+    package static let fittedDuration = 30.0
 
     /// Which way each signal may move the confidence (+1 up, -1 down), as physics says.
     package static let featureSigns: [Double] = [1, 1, 1, 1, -1, -1, -1, -1, -1]

@@ -3,7 +3,8 @@ import Foundation
 /// Turns a stretch of frames into heart rate, HRV, breathing and a confidence:
 /// resample → remove steps → POS, CHROM and green per region, the blood-volume-pulse
 /// projection on the pooled regions → fuse by SNR → sliding
-/// Welch spectra → harmonic-aware tracking → beats → breathing → confidence.
+/// Welch spectra → harmonic-aware tracking → beats → breathing → confidence (a scan longer
+/// than the confidence map was fitted on is judged by pieces of the length it knows).
 ///
 /// Stateless between calls apart from its cached spectrum plans, so the same
 /// analyzer serves the live updates (called about once a second on the latest
@@ -46,6 +47,42 @@ package final class VitalsAnalyzer {
     }
 
     package func analyze(_ frames: [SignalFrame]) throws(Failure) -> VitalsEstimate {
+        let (estimate, origin) = try measure(frames)
+        // A scan asked for 30 s may run a frame or two over: it is still one the map knows.
+        guard estimate.duration > ConfidenceModel.fittedDuration * 1.05 else { return estimate }
+        return judgedByPieces(estimate, frames: frames, origin: origin)
+    }
+
+    /// The map never saw a scan longer than `ConfidenceModel.fittedDuration`, and a steady
+    /// artefact grows more convincing by every signal the longer the scan (a pulse-free face's
+    /// breathing harmonic read 0.74 at 60 s, 0.19 at 30 s). So a longer scan is judged by scans
+    /// the map knows: pieces of that length spread evenly over it (overlapping unless it is a
+    /// whole multiple), each read alone, its probability the mean of theirs. A piece counts when
+    /// it reads what the whole scan's track reads over the same seconds (a heart rate may change
+    /// over a long scan); one that disputes it, or cannot be read, counts as wrong.
+    private func judgedByPieces(_ whole: VitalsEstimate, frames: [SignalFrame], origin: Double) -> VitalsEstimate {
+        guard let heartRate = whole.heartRate else { return whole }
+        let length = ConfidenceModel.fittedDuration
+        let pieces = Int((whole.duration / length).rounded(.up))
+        let step = (whole.duration - length) / Double(pieces - 1)
+        var probability = 0.0
+        for index in 0..<pieces {
+            let from = Double(index) * step, to = from + length
+            let piece = frames.filter { $0.time - origin >= from && (index == pieces - 1 || $0.time - origin < to) }
+            let track = whole.heartRateTrack.filter { $0.time - configuration.window >= from - 0.5 && $0.time <= to + 0.5 }
+            let expected = track.isEmpty ? heartRate : SignalMath.median(track.map(\.bpm))
+            guard let part = try? measure(piece).estimate, let rate = part.heartRate, abs(rate - expected) <= 3 else { continue }
+            probability += ConfidenceModel.probability(ofConfidence: part.confidence) / Double(pieces)
+        }
+        var judged = whole
+        judged.confidence = ConfidenceModel.confidence(probability: probability)
+        // HRV is reported only with a reliable heart rate.
+        if judged.confidence < ConfidenceModel.reliable { judged.sdnn = nil; judged.rmssd = nil }
+        return judged
+    }
+
+    /// The estimate of `frames` as one scan, and the time its trace starts from.
+    private func measure(_ frames: [SignalFrame]) throws(Failure) -> (estimate: VitalsEstimate, origin: Double) {
         let rate = configuration.rate
         let trace = UniformTrace(frames: frames, rate: rate)
         guard trace.regionCount > 0 else { throw .noRegions }
@@ -137,13 +174,13 @@ package final class VitalsAnalyzer {
         // time and inflates HRV, so HRV is reported only with a reliable heart rate and a clean wave.
         let confidence = ConfidenceModel.confidence(quality)
         let hrvReliable = confidence >= ConfidenceModel.reliable && windowSNR >= ConfidenceModel.hrvMinimumSNR
-        return VitalsEstimate(
+        return (VitalsEstimate(
             heartRate: heartRate, confidence: confidence,
             sdnn: hrvReliable ? beats.sdnn : nil, rmssd: hrvReliable ? beats.rmssd : nil,
             respiratoryRate: breathing.breathsPerMinute,
             breathingReadings: breathing.readings,
             heartRateTrack: zip(windows, track).compactMap { w, f in f.map { HeartRateReading(time: w.time, bpm: $0 * 60) } },
-            pulseWave: fused, sampleRate: rate, duration: trace.duration, quality: quality)
+            pulseWave: fused, sampleRate: rate, duration: trace.duration, quality: quality), trace.start)
     }
 
     /// The in-band movement of the picture's brightness as a share of the face's green

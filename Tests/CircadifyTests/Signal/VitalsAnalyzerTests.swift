@@ -46,6 +46,43 @@ import Testing
         }
     }
 
+    /// The map knows scans of up to 30 s; a longer one is judged by 30 s pieces spread over it,
+    /// each read alone. A scan whose second half has no pulse is as sure as those pieces together
+    /// (sure where there is a pulse, disputing the reading where there is none), not as sure as
+    /// a whole scan of evidence makes it look.
+    @Test(arguments: [45.0, 60.0, 90.0]) func aLongScanIsOnlyAsSureAsItsPieces(seconds: Double) throws {
+        for seed in 1...3 as ClosedRange<UInt64> {
+            var pulse = SyntheticTrace()
+            pulse.seed = seed
+            pulse.duration = seconds / 2
+            var none = pulse
+            none.pulsePresent = false
+            let frames = pulse.frames() + none.frames().map { f -> SignalFrame in
+                var f = f
+                f.time += seconds / 2
+                return f
+            }
+            let estimate = try VitalsAnalyzer().analyze(frames)
+            let firstHalf = try VitalsAnalyzer().analyze(pulse.frames())
+            #expect(firstHalf.confidence >= ConfidenceModel.reliable, "seed \(seed): the pulse alone \(firstHalf.confidence)")
+            #expect(estimate.confidence < ConfidenceModel.reliable, "\(seconds) s, seed \(seed): read \(estimate.confidence)")
+            #expect(estimate.sdnn == nil)
+        }
+    }
+
+    /// A piece is checked against what the whole scan's track reads over the same seconds, not
+    /// the whole's mean: a heart rate that falls from 84 to 72 bpm over a minute is read as
+    /// surely as a steady one (each half reads its own rate, 5 bpm off the minute's mean).
+    @Test func aHeartRateChangingOverALongScanKeepsItsConfidence() throws {
+        var synthetic = SyntheticTrace()
+        synthetic.duration = 60
+        synthetic.heartRate = { 84 - 12 * $0 / 60 }
+        let estimate = try VitalsAnalyzer().analyze(synthetic.frames())
+        let hr = try #require(estimate.heartRate)
+        #expect(abs(hr - 78) <= 1.5, "read \(hr)")
+        #expect(estimate.confidence >= ConfidenceModel.reliable, "confidence \(estimate.confidence)")
+    }
+
     /// The light share reads the band luma (rows 0.3-0.5, alike on every format) where frames
     /// carry it, and the frame's mean luma only where they do not.
     @Test func theLightShareReadsTheBandLuma() throws {
