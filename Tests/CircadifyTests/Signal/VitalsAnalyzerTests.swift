@@ -72,7 +72,8 @@ import Testing
 
     /// A piece is checked against what the whole scan's track reads over the same seconds, not
     /// the whole's mean: a heart rate that falls from 84 to 72 bpm over a minute is read as
-    /// surely as a steady one (each half reads its own rate, 5 bpm off the minute's mean).
+    /// surely as a steady one (each half reads its own rate, about 3 bpm either side of the
+    /// minute's mean: checked against that mean, this scan read 0.00).
     @Test func aHeartRateChangingOverALongScanKeepsItsConfidence() throws {
         var synthetic = SyntheticTrace()
         synthetic.duration = 60
