@@ -249,7 +249,9 @@ import Testing
     /// (as an app's preview has it), the first pulse estimate within 5 s of video
     /// after measuring starts.
     @Test func stateTransitionsInOrderAndAnEarlyPulse() async throws {
-        let clip = try await ReplayClip.render("still", seconds: 18, heartRate: 72)
+        // 12 s measured: an 8 s scan of this 320x240 face reads about 0.7 with the map fitted on
+        // ten tuning persons, and the sanitized build in one CI run read it qualityTooLow.
+        let clip = try await ReplayClip.render("still", seconds: 22, heartRate: 72)
         defer { clip.cleanUp() }
         let sdk = try CircadifySDK(apiKey: Self.key)
         let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
@@ -272,7 +274,7 @@ import Testing
         }
         let recorder = StatusRecorder()
         recorder.observe(sdk)
-        let result = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 8))
+        let result = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 12))
         let (statuses, firstPulse) = await collector.value
         #expect(statuses == [.idle, .starting, .running, .stopping, .idle])
         try await Task.sleep(for: .milliseconds(50))
