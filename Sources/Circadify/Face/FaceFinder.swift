@@ -41,6 +41,9 @@
 /// before). While one is held, the whole frame is searched once every
 /// `fullScanInterval`, not at every call; a whole frame that shows another
 /// face but not the tracked one is left to the tracker's hand-over, as before.
+/// A search that finds nothing on a picture crossed by a lamp's flicker bands
+/// (`FlickerBands`: a rolling shutter under mains light) is made again with the
+/// bands divided out; a picture without them costs only the look for them.
 /// Faces beside the tracked one from the last whole-frame search are carried
 /// with every windowed result until the next one, for the quality monitor
 /// (`multipleFaces` must hold for a second); the tracker is given only what was
@@ -104,6 +107,9 @@ package final class FaceFinder {
         /// misses on some frames of a still picture. (0: every thumbnail always.)
         package var emptyPatience = 3.0
         package var emptyScanInterval = 0.5
+        /// A search that finds nothing is made again with a lamp's flicker bands divided
+        /// out when the picture shows them (`FlickerBands`).
+        package var removesFlickerBands = true
         package init() {}
     }
 
@@ -136,6 +142,8 @@ package final class FaceFinder {
     package private(set) var holds = 0
     /// Whole-frame searches skipped because the picture with no face did not change.
     package private(set) var emptySkips = 0
+    /// Searches made again with a lamp's flicker bands divided out (`FlickerBands`).
+    package private(set) var debandedSearches = 0
 
     /// `keep` filters each search's raw faces (e.g. dropping boxes around smaller faces).
     package init(detector: FaceDetector, configuration: Configuration = Configuration(),
@@ -358,10 +366,17 @@ package final class FaceFinder {
             && (area.y + area.height == thumbnail.height || Float(area.y + area.height) - bottom >= gapY)
     }
 
+    /// One search of `area` (nil: the whole frame); when it finds nothing on a picture
+    /// crossed by a lamp's flicker bands, a second one with the bands divided out.
     private func search(_ thumbnail: LumaThumbnail, in area: PixelRect?, minSize: Int?, maxSize: Int?)
         throws(CoreError) -> [NormalizedRect] {
-        let faces = try detector.detect(luma: thumbnail.pixels, width: thumbnail.width, height: thumbnail.height,
+        var faces = try detector.detect(luma: thumbnail.pixels, width: thumbnail.width, height: thumbnail.height,
                                         minFaceSize: minSize, maxFaceSize: maxSize, area: area)
+        if faces.isEmpty, configuration.removesFlickerBands, let bands = FlickerBands(in: thumbnail) {
+            debandedSearches += 1
+            faces = try detector.detect(luma: bands.removed(from: thumbnail).pixels, width: thumbnail.width,
+                                        height: thumbnail.height, minFaceSize: minSize, maxFaceSize: maxSize, area: area)
+        }
         let w = Float(thumbnail.width), h = Float(thumbnail.height)
         return keep(faces).map {
             NormalizedRect(x: Float($0.x) / w, y: Float($0.y) / h, width: Float($0.width) / w, height: Float($0.height) / h)

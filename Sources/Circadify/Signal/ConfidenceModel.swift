@@ -50,16 +50,16 @@ package enum ConfidenceModel {
 
     // Fitted by `circadify-accuracy --split tune --seeds 10 --cuts 5,8,10,12,15,20 --fit-confidence` (README, "Ground-truth
     // videos and accuracy"); refit and paste when the pipeline changes.
-    // Confidence map fitted on 2874 clips (1755 within ±3 bpm), mean log-loss 0.358.
+    // Confidence map fitted on 2874 clips (1756 within ±3 bpm), mean log-loss 0.358.
     // Features: snr, agreeingWindows, methodsAgree, waveAgreement, stepsPerMinute, motion, droppedFraction, lightShare, swayHarmonics.
     package static let fitted = LogisticModel(
-        means: [1.1179, 1.7408, 0.47773, 0.54112, 7.1485, 0.0038381, 0.0036465, 0.34346, 0.03154],
-        scales: [3.4683, 1.1444, 0.4995, 0.28941, 25.916, 0.0040325, 0.016297, 0.32123, 0.076115],
-        weights: [1.1356, 0.63861, 0.34115, 0.61205, 0, -0.30335, 0, -0.55724, -0.5681],
-        intercept: 0.9756)
+        means: [1.1199, 1.7415, 0.47738, 0.54136, 7.1485, 0.0038375, 0.0036465, 0.34345, 0.031539],
+        scales: [3.4677, 1.1442, 0.49949, 0.28948, 25.916, 0.0040328, 0.016297, 0.32124, 0.076172],
+        weights: [1.1317, 0.64153, 0.33551, 0.61941, 0, -0.30458, 0, -0.55757, -0.56472],
+        intercept: 0.97815)
     // Band edges: right 98.5% of the time above the first on the tuning split; every tuning pulse-free input 0.5 log-odds below the second (and above it once in 1000 on a normal, where that fits below the first).
-    package static let reliableProbability = 0.9706
-    package static let retryProbability = 0.9412
+    package static let reliableProbability = 0.9708
+    package static let retryProbability = 0.9417
 
     /// The probability that the heart rate is within ±3 bpm.
     package static func probability(_ q: SignalQuality) -> Double {

@@ -8,8 +8,10 @@ import Testing
 @MainActor @Suite(.serialized) struct CameraPreviewTests {
     static let key = "ck_test_0123456789abcdef"
 
-    /// Polls `read` on the main actor until it gives a value, for up to `seconds`.
-    private func waitFor<T>(_ seconds: Double = 8, _ read: () -> T?) async throws -> T {
+    /// Polls `read` on the main actor until it gives a value, for up to `seconds`: what is
+    /// awaited must happen, not within a latency (these tests take ten times as long in the
+    /// parallel suite on two cores as alone, and 8 s once ran out there).
+    private func waitFor<T>(_ seconds: Double = 30, _ read: () -> T?) async throws -> T {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if let value = read() { return value }
