@@ -144,6 +144,10 @@ package final class FaceFinder {
     package private(set) var emptySkips = 0
     /// Searches made again with a lamp's flicker bands divided out (`FlickerBands`).
     package private(set) var debandedSearches = 0
+    /// This call's thumbnail with its flicker bands divided out: nil until looked for, then
+    /// `.some(nil)` when it has none. A call can search twice (its window, then the whole frame),
+    /// and the bands are looked for once.
+    private var debanded: LumaThumbnail??
 
     /// `keep` filters each search's raw faces (e.g. dropping boxes around smaller faces).
     package init(detector: FaceDetector, configuration: Configuration = Configuration(),
@@ -157,6 +161,7 @@ package final class FaceFinder {
     /// one (`tracked`, nil when none) searched for near its last place.
     package func find(in thumbnail: LumaThumbnail, tracked: NormalizedRect?, at time: Double)
         throws(CoreError) -> Result {
+        debanded = nil
         if let tracked, time >= lastLook {
             guard let window = window(around: tracked, in: thumbnail) else {
                 return try searchWithoutWindow(thumbnail, tracked: tracked, at: time)
@@ -372,10 +377,13 @@ package final class FaceFinder {
         throws(CoreError) -> [NormalizedRect] {
         var faces = try detector.detect(luma: thumbnail.pixels, width: thumbnail.width, height: thumbnail.height,
                                         minFaceSize: minSize, maxFaceSize: maxSize, area: area)
-        if faces.isEmpty, configuration.removesFlickerBands, let bands = FlickerBands(in: thumbnail) {
-            debandedSearches += 1
-            faces = try detector.detect(luma: bands.removed(from: thumbnail).pixels, width: thumbnail.width,
-                                        height: thumbnail.height, minFaceSize: minSize, maxFaceSize: maxSize, area: area)
+        if faces.isEmpty, configuration.removesFlickerBands {
+            if debanded == nil { debanded = .some(FlickerBands(in: thumbnail)?.removed(from: thumbnail)) }
+            if let picture = debanded ?? nil {
+                debandedSearches += 1
+                faces = try detector.detect(luma: picture.pixels, width: thumbnail.width, height: thumbnail.height,
+                                            minFaceSize: minSize, maxFaceSize: maxSize, area: area)
+            }
         }
         let w = Float(thumbnail.width), h = Float(thumbnail.height)
         return keep(faces).map {

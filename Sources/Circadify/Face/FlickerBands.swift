@@ -54,7 +54,7 @@ package struct FlickerBands: Sendable, Equatable {
                 for (k, x) in stride(from: 0, to: width, by: 2).enumerated() {
                     column[k] = (logs[Int(p[below + x])] - logs[Int(p[above + x])]) / 2
                 }
-                change[y - 1] = Self.median(&column)
+                change[y - 1] = column.withUnsafeMutableBufferPointer { SignalMath.median(inPlace: $0) }
             }
         }
         // The period whose sinusoid (with an offset) explains most of the change: first a plain
@@ -153,16 +153,17 @@ package struct FlickerBands: Sendable, Equatable {
         -> (cosine: Double, sine: Double, explained: Double)? {
         var keep = [Bool](repeating: true, count: values.count)
         var residuals = [Double](repeating: 0, count: values.count)
-        var fit: (cosine: Double, sine: Double, explained: Double)?
         for _ in 0..<3 {
-            fit = residuals.withUnsafeMutableBufferPointer { sinusoid(values, omega: omega, keep: keep, residuals: $0) }
+            let fit = residuals.withUnsafeMutableBufferPointer { sinusoid(values, omega: omega, keep: keep, residuals: $0) }
             guard fit != nil else { return nil }
             var kept = 0
             for i in values.indices where keep[i] {
                 scratch[kept] = abs(residuals[i])
                 kept += 1
             }
-            let spread = 1.4826 * scratch.withUnsafeMutableBufferPointer { median(UnsafeMutableBufferPointer(rebasing: $0[0..<kept])) }
+            let spread = 1.4826 * scratch.withUnsafeMutableBufferPointer {
+                SignalMath.median(inPlace: UnsafeMutableBufferPointer(rebasing: $0[0..<kept]))
+            }
             guard spread > 0 else { return nil }
             for i in values.indices { keep[i] = abs(residuals[i]) <= outlierMADs * spread }
         }
@@ -172,38 +173,6 @@ package struct FlickerBands: Sendable, Equatable {
     /// Rows further than this many robust deviations (1.4826 × the median absolute residual)
     /// from a fit are left out of the next.
     private static let outlierMADs = 3.0
-
-    /// The median of `values`, which it reorders (quickselect: no sort, no allocation).
-    private static func median(_ values: inout [Double]) -> Double {
-        values.withUnsafeMutableBufferPointer { median($0) }
-    }
-
-    private static func median(_ values: UnsafeMutableBufferPointer<Double>) -> Double {
-        let n = values.count
-        guard n > 0 else { return 0 }
-        let upper = select(values, n / 2)
-        guard n % 2 == 0 else { return upper }
-        // The lower middle is the largest of what quickselect left below the upper one.
-        var lower = -Double.infinity
-        for i in 0..<(n / 2) { lower = max(lower, values[i]) }
-        return (lower + upper) / 2
-    }
-
-    /// The `k`-th smallest of `values` (Hoare's quickselect), with everything smaller before it.
-    private static func select(_ values: UnsafeMutableBufferPointer<Double>, _ k: Int) -> Double {
-        var low = 0, high = values.count - 1
-        while low < high {
-            let pivot = values[(low + high) / 2]
-            var i = low, j = high
-            while i <= j {
-                while values[i] < pivot { i += 1 }
-                while values[j] > pivot { j -= 1 }
-                if i <= j { values.swapAt(i, j); i += 1; j -= 1 }
-            }
-            if k <= j { high = j } else if k >= i { low = i } else { break }
-        }
-        return values[k]
-    }
 
     /// Solves a 3x3 system by Cramer's rule; nil when it is singular.
     private static func solve3(_ m: [[Double]], _ v: [Double]) -> [Double]? {

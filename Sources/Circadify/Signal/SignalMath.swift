@@ -18,6 +18,34 @@ enum SignalMath {
         return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
     }
 
+    /// `median`, for a hot loop: reorders `values` in place (quickselect) instead of sorting a copy.
+    static func median(inPlace values: UnsafeMutableBufferPointer<Double>) -> Double {
+        let n = values.count
+        guard n > 0 else { return 0 }
+        let upper = select(values, n / 2)
+        guard n % 2 == 0 else { return upper }
+        // The lower middle is the largest of what quickselect left below the upper one.
+        var lower = -Double.infinity
+        for i in 0..<(n / 2) { lower = Swift.max(lower, values[i]) }
+        return (lower + upper) / 2
+    }
+
+    /// The `k`-th smallest of `values` (Hoare's quickselect), with everything smaller before it.
+    private static func select(_ values: UnsafeMutableBufferPointer<Double>, _ k: Int) -> Double {
+        var low = 0, high = values.count - 1
+        while low < high {
+            let pivot = values[(low + high) / 2]
+            var i = low, j = high
+            while i <= j {
+                while values[i] < pivot { i += 1 }
+                while values[j] > pivot { j -= 1 }
+                if i <= j { values.swapAt(i, j); i += 1; j -= 1 }
+            }
+            if k <= j { high = j } else if k >= i { low = i } else { break }
+        }
+        return values[k]
+    }
+
     /// Scaled so it estimates the standard deviation of Gaussian data.
     static func medianAbsoluteDeviation(_ x: [Double]) -> Double {
         let m = median(x)

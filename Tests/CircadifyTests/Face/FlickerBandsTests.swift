@@ -111,6 +111,21 @@ import Testing
         #expect(after < 0.4 * before, "rows off by up to \(after) after, \(before) before")
     }
 
+    /// The in-place median the bands' rows use gives what the sorting one gives: odd and even
+    /// counts, ties, one value, none.
+    @Test func theInPlaceMedianIsTheMedian() {
+        var generator = SystemRandomNumberGenerator()
+        var cases: [[Double]] = [[], [3], [2, 1], [5, 5, 5, 1], [1, 2, 2, 2, 3, 9]]
+        for count in [7, 8, 159, 160] {
+            cases.append((0..<count).map { _ in Double(Int.random(in: -20...20, using: &generator)) / 4 })
+        }
+        for values in cases {
+            var copy = values
+            let inPlace = copy.withUnsafeMutableBufferPointer { SignalMath.median(inPlace: $0) }
+            #expect(inPlace == SignalMath.median(values), "\(values)")
+        }
+    }
+
     /// Too small a picture, or a flat one, has no bands to find (and nothing crashes).
     @Test func tinyAndFlatPicturesHaveNone() {
         #expect(FlickerBands(in: LumaThumbnail(width: 4, height: 4, sequence: 0, pixels: [UInt8](repeating: 90, count: 16))) == nil)
