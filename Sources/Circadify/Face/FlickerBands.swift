@@ -132,7 +132,8 @@ package struct FlickerBands: Sendable, Equatable {
             }
             (c, s) = (c * stepC - s * stepS, s * stepC + c * stepS)
         }
-        guard m22 >= 8, let k = solve3([[m00, m01, m02], [m01, m11, m12], [m02, m12, m22]], [v0, v1, v2]) else { return nil }
+        guard m22 >= 8, let k = solve3(SIMD3(m00, m01, m02), SIMD3(m01, m11, m12), SIMD3(m02, m12, m22), SIMD3(v0, v1, v2))
+        else { return nil }
         let total = squares - sum * sum / m22
         guard total > 0 else { return nil }
         // The fit's share: the explained sum of squares of a least-squares fit is k · v less the mean's.
@@ -161,7 +162,7 @@ package struct FlickerBands: Sendable, Equatable {
                 scratch[kept] = abs(residuals[i])
                 kept += 1
             }
-            let spread = 1.4826 * scratch.withUnsafeMutableBufferPointer {
+            let spread = SignalMath.madToStandardDeviation * scratch.withUnsafeMutableBufferPointer {
                 SignalMath.median(inPlace: UnsafeMutableBufferPointer(rebasing: $0[0..<kept]))
             }
             guard spread > 0 else { return nil }
@@ -170,22 +171,25 @@ package struct FlickerBands: Sendable, Equatable {
         return sinusoid(values, omega: omega, keep: keep)
     }
 
-    /// Rows further than this many robust deviations (1.4826 × the median absolute residual)
-    /// from a fit are left out of the next.
+    /// Rows further than this many robust deviations (`SignalMath.madToStandardDeviation` × the
+    /// median absolute residual) from a fit are left out of the next.
     private static let outlierMADs = 3.0
 
-    /// Solves a 3x3 system by Cramer's rule; nil when it is singular.
-    private static func solve3(_ m: [[Double]], _ v: [Double]) -> [Double]? {
-        func det(_ a: [[Double]]) -> Double {
-            a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+    /// Solves the 3x3 system of rows `r0`, `r1`, `r2` and right side `v` by Cramer's rule; nil when
+    /// it is singular. Rows as SIMD values: it runs over a hundred times a look, with nothing to allocate.
+    private static func solve3(_ r0: SIMD3<Double>, _ r1: SIMD3<Double>, _ r2: SIMD3<Double>, _ v: SIMD3<Double>)
+        -> SIMD3<Double>? {
+        func det(_ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> Double {
+            a.x * (b.y * c.z - b.z * c.y) - a.y * (b.x * c.z - b.z * c.x) + a.z * (b.x * c.y - b.y * c.x)
         }
-        let d = det(m)
-        guard abs(d) > 1e-12 * max(1, abs(m[0][0] * m[1][1] * m[2][2])) else { return nil }
-        return (0..<3).map { column in
-            var replaced = m
-            for row in 0..<3 { replaced[row][column] = v[row] }
-            return det(replaced) / d
+        let d = det(r0, r1, r2)
+        guard abs(d) > 1e-12 * max(1, abs(r0.x * r1.y * r2.z)) else { return nil }
+        var k = SIMD3<Double>()
+        for column in 0..<3 {
+            var a = r0, b = r1, c = r2
+            a[column] = v.x; b[column] = v.y; c[column] = v.z
+            k[column] = det(a, b, c) / d
         }
+        return k
     }
 }

@@ -46,10 +46,13 @@ enum SignalMath {
         return values[k]
     }
 
+    /// A median absolute deviation times this estimates the standard deviation of Gaussian data.
+    static let madToStandardDeviation = 1.4826
+
     /// Scaled so it estimates the standard deviation of Gaussian data.
     static func medianAbsoluteDeviation(_ x: [Double]) -> Double {
         let m = median(x)
-        return 1.4826 * median(x.map { abs($0 - m) })
+        return madToStandardDeviation * median(x.map { abs($0 - m) })
     }
 
     static func pearson(_ a: [Double], _ b: [Double]) -> Double {
