@@ -132,6 +132,8 @@ package actor ScanSession {
     package private(set) var streamFormat: StreamFormat?
     /// The source's counters as it stopped, for `pipelineCounters()` after the end.
     private var finalCounters: PipelineCounters?
+    /// A source being stopped: `source` is already nil, `finalCounters` not yet set.
+    private var stopping: FrameSource?
     private let makePipeline: PipelineFactory
 
     private struct Measurement {
@@ -269,8 +271,7 @@ package actor ScanSession {
         self.source = nil
         watchdog?.cancel()
         finishMeasurement(.failure(.cancelled))
-        await source.stop()
-        finalCounters = PipelineCounters(await source.statistics())
+        await release(source)
         await loop?.value
         await watchdog?.value
     }
@@ -421,8 +422,7 @@ package actor ScanSession {
         if let source {
             // Capture ended on its own (unplugged, failed, hung, end of file): release the camera.
             self.source = nil
-            await source.stop()
-            finalCounters = PipelineCounters(await source.statistics())
+            await release(source)
         }
         if let m = measurement {
             if failure == nil, !stoppedOnRequest, m.duration == nil, m.measuringFrom != nil {
@@ -486,8 +486,18 @@ package actor ScanSession {
     /// The frame counts of the source since it started: live while it runs,
     /// as it stopped after; nil before it opened.
     package func pipelineCounters() async -> PipelineCounters? {
-        if let source { return PipelineCounters(await source.statistics()) }
+        if let source = source ?? stopping { return PipelineCounters(await source.statistics()) }
         return finalCounters
+    }
+
+    /// Stops a source taken out of `source` and keeps its last counts. Until they are
+    /// kept, the counters are read from it still: a caller that asks in between (across
+    /// the awaits) gets them, not nil.
+    private func release(_ source: FrameSource) async {
+        stopping = source
+        await source.stop()
+        finalCounters = PipelineCounters(await source.statistics())
+        stopping = nil
     }
 
     /// One sample through the driver, timed for `stageTimings` while observed.
