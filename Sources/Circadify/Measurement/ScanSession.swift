@@ -134,6 +134,9 @@ package actor ScanSession {
     private var finalCounters: PipelineCounters?
     /// A source being stopped: `source` is already nil, `finalCounters` not yet set.
     private var stopping: FrameSource?
+    /// Awaited halfway through releasing a source (stopped, its last counts not yet kept):
+    /// a test's look at the session there. Nil in use.
+    private var releaseCheckpoint: (@Sendable () async -> Void)?
     private let makePipeline: PipelineFactory
 
     private struct Measurement {
@@ -496,8 +499,14 @@ package actor ScanSession {
     private func release(_ source: FrameSource) async {
         stopping = source
         await source.stop()
+        await releaseCheckpoint?()
         finalCounters = PipelineCounters(await source.statistics())
         stopping = nil
+    }
+
+    /// Has `checkpoint` awaited halfway through each release of a source (tests).
+    package func setReleaseCheckpoint(_ checkpoint: (@Sendable () async -> Void)?) {
+        releaseCheckpoint = checkpoint
     }
 
     /// One sample through the driver, timed for `stageTimings` while observed.
