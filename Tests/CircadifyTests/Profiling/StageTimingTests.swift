@@ -76,6 +76,7 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(600)
         while await !session.hasEnded, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         await session.stop()
+        await session.setReleaseCheckpoint(nil) // it holds the session
         let seen = midway.withLock { $0 }
         #expect(seen.count == 1, "the replay's end released the source once")
         #expect(seen.first??.framesReceived == UInt64(frames), "read halfway through the release: \(seen)")
