@@ -16,6 +16,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -186,15 +187,20 @@ def free_port():
 
 
 def start_chromium(profile):
+    """Chromium in a session of its own, so that stop_chromium reaches its helper processes,
+    with its temporary files (the singleton socket's folder) inside the profile."""
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if not binary:
         raise SystemExit("chromium is not installed (apt-get install chromium)")
     port = free_port()
+    scratch = os.path.join(profile, "tmp")
+    os.makedirs(scratch, exist_ok=True)
     process = subprocess.Popen(
         [binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
          "--disable-dev-shm-usage", f"--remote-debugging-port={port}", "--remote-allow-origins=*",
          f"--user-data-dir={profile}", f"--window-size={VIEWPORT[0]},{VIEWPORT[1]}", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        env=dict(os.environ, TMPDIR=scratch))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -205,8 +211,36 @@ def start_chromium(profile):
         except OSError:
             pass
         time.sleep(0.3)
-    process.kill()
+    stop_chromium(process)
     raise SystemExit("chromium did not open its DevTools port within 60 s")
+
+
+def stop_chromium(process):
+    """Ends Chromium and every helper it started (renderers, the zygote): the browser alone
+    exiting can leave them writing into the profile as it is removed."""
+    for sig, grace in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            continue
+        # The browser is gone; give its helpers the same grace to follow it.
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and group_alive(process.pid):
+            time.sleep(0.1)
+        if not group_alive(process.pid):
+            return
+
+
+def group_alive(group):
+    try:
+        os.killpg(group, 0)
+        return True
+    except ProcessLookupError:
+        return False
 
 
 def video_box(page):
@@ -301,12 +335,10 @@ def main():
             out.write(scanning_jpeg)
         print(f"      screenshots: {screenshot_path} (result), {scanning_path} (mid-scan)")
     finally:
-        chromium.terminate()
-        try:
-            chromium.wait(10)
-        except subprocess.TimeoutExpired:
-            chromium.kill()
+        stop_chromium(chromium)
         shutil.rmtree(profile, ignore_errors=True)
+    checks.check(not os.path.exists(profile) and not group_alive(chromium.pid),
+                 "Chromium and its helpers have exited, and its profile and temporary files are removed")
     print(f"browser: {checks.passed} passed, {checks.failed} failed", flush=True)
     sys.exit(1 if checks.failed else 0)
 
