@@ -264,7 +264,12 @@ def main():
     truth = truth_heart_rate(clip[:-len(".y4m")] + ".json")
     checks = Checks()
     profile = tempfile.mkdtemp(prefix="circadify-chromium-")
-    chromium, debugger = start_chromium(profile)
+    try:
+        chromium, debugger = start_chromium(profile)
+    except BaseException:
+        # Not installed, or no DevTools port: start_chromium has stopped what it started.
+        shutil.rmtree(profile, ignore_errors=True)
+        raise
     try:
         page = DevTools(debugger)
         page.call("Emulation.setDeviceMetricsOverride", width=VIEWPORT[0], height=VIEWPORT[1],
