@@ -45,6 +45,12 @@ public final class CircadifyCamera {
     @ObservationIgnored private var listener: Task<Void, Never>?
     /// The last session's release, which the next `start()` waits for.
     @ObservationIgnored private var releasing: Task<Void, Never>?
+    /// The opening under way, which a second `start()` or a measurement joins.
+    @ObservationIgnored private var opening: Task<Void, Error>?
+    /// Counts `stop()` calls: an opening that began before one gives up with `cancelled`.
+    @ObservationIgnored private var stops = 0
+    /// Awaited by an opening just before it opens the session: a test holds it there. Nil in use.
+    @ObservationIgnored package var openCheckpoint: (@MainActor () async -> Void)?
     @ObservationIgnored private var trackingRequested = false
     /// Why the last session ended on its own, for a measurement asked for after it.
     @ObservationIgnored private var endedWith: CircadifyError?
@@ -114,12 +120,30 @@ public final class CircadifyCamera {
 
     /// As `start()`, with the typed error; `forMeasurement`: a measurement follows at
     /// once (an as-fast-as-processed replay waits for it, see `ScanSession.start`).
+    /// A second caller while the camera opens (a `start()` twice, or a measurement
+    /// asked for meanwhile) waits for that opening and shares its outcome.
     package func open(forMeasurement: Bool = false) async throws(CircadifyError) {
+        if let opening { return try await Self.outcome(of: opening) }
         guard session == nil else { return }
+        let task = Task { @MainActor in try await self.openSession(forMeasurement: forMeasurement) }
+        opening = task
+        defer { if opening == task { opening = nil } }
+        try await Self.outcome(of: task)
+    }
+
+    private static func outcome(of task: Task<Void, Error>) async throws(CircadifyError) {
+        do { try await task.value } catch { throw error as? CircadifyError ?? .unknown("\(error)") }
+    }
+
+    private func openSession(forMeasurement: Bool) async throws(CircadifyError) {
+        let generation = stops
         // A camera stopped a moment ago is released before it is opened again.
         await releasing?.value
-        guard session == nil else { return }
+        guard stops == generation else { throw .cancelled }
         guard let input = await resolveInput() else { throw .cameraNotAvailable }
+        await openCheckpoint?()
+        // stop() during any of these waits: nothing is open yet, and nothing will be.
+        guard stops == generation else { throw .cancelled }
         endedWith = nil
         let session = ScanSession(input, mirrored: position == .front && !isReplay,
                                   stageTimings: stageTimingHub, feed: previewFeed)
@@ -140,11 +164,14 @@ public final class CircadifyCamera {
     }
 
     /// Stops streaming, restores the camera's controls and releases it. A
-    /// measurement in progress ends with `cancelled`. The release finishes in
-    /// the background; a `start()` right after waits for it.
+    /// measurement in progress ends with `cancelled`, and a `start()` under way
+    /// throws `cancelled`. The release finishes in the background; a `start()`
+    /// right after waits for it.
     public func stop() {
+        stops += 1
+        opening = nil // a start() after this one opens afresh
         guard let session else { return }
-        detach(session)
+        end(session, failure: nil)
     }
 
     /// Stops as `stop()` does and returns once the camera is released and its
@@ -188,7 +215,7 @@ public final class CircadifyCamera {
             return try await session.measureVitals(duration: duration, progress: progress)
         } catch {
             // A camera that stopped under the measurement is not running any more when it throws.
-            if await session.hasEnded, self.session === session { detach(session) }
+            if await session.hasEnded, self.session === session { end(session, failure: await session.endedWith) }
             throw error
         }
     }
@@ -266,11 +293,18 @@ public final class CircadifyCamera {
             validationStatus = status
         case .ended(let failure):
             endedWith = failure
-            detach(source)
+            return end(source, failure: failure)
         case .live, .image:
             break
         }
         for observer in observers.values { observer(event) }
+    }
+
+    /// Forgets `session`, has it released, and tells the observers it ended: once, here,
+    /// since after a `stop()` its own `.ended` comes later, to a camera that has forgotten it.
+    private func end(_ session: ScanSession, failure: CircadifyError?) {
+        detach(session)
+        for observer in observers.values { observer(.ended(failure)) }
     }
 
     /// The session input, looking /dev up off the main actor for a position.

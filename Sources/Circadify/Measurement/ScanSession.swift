@@ -94,7 +94,7 @@ package actor ScanSession {
     private var holdRelease: CheckedContinuation<Void, Never>?
     /// Capture has ended (stopped, failed, or the replay is over), and why (nil: on request or at the end).
     package private(set) var hasEnded = false
-    private var endedWith: CircadifyError?
+    package private(set) var endedWith: CircadifyError?
     private var tracking = false
     private var monitoring = false
     private var imageOutput = false

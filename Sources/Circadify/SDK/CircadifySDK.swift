@@ -38,6 +38,8 @@ public final class CircadifySDK {
     @ObservationIgnored private var isMeasuring = false
     @ObservationIgnored private var isMonitoring = false
     @ObservationIgnored private var cancelRequested = false
+    /// The measurement waiting for its camera to open (see `open(_:)`).
+    @ObservationIgnored private var openWaiter: CheckedContinuation<Void, Error>?
     @ObservationIgnored private var stateSubscribers = [Int: AsyncStream<HeadlessState>.Continuation]()
     @ObservationIgnored private var imageSubscribers = [Int: AsyncStream<RGBImage>.Continuation]()
     @ObservationIgnored private var nextSubscriber = 0
@@ -104,8 +106,8 @@ public final class CircadifySDK {
         error = nil
         if !isMonitoring { metrics = nil } // a fresh series for a fresh measurement
         progress = ScanProgress(phase: .starting, elapsed: 0, total: options.duration)
-        setStatus(.starting)
         attach(camera)
+        setStatus(.starting)
         defer {
             isMeasuring = false
             measurement = nil
@@ -118,7 +120,7 @@ public final class CircadifySDK {
             for await update in updates { self?.apply(update) }
         }
         do {
-            if !camera.isRunning { try await camera.open(forMeasurement: true) }
+            if !camera.isRunning { try await open(camera) }
             if cancelRequested || Task.isCancelled {
                 await camera.releaseHeldReplay() // cancelled before it measured: the camera runs on
                 throw CircadifyError.cancelled
@@ -130,11 +132,13 @@ public final class CircadifySDK {
             let result = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
             sink.finish()
             await follower.value
+            progress = nil
             setStatus(isMonitoring ? .running : .idle)
             return result
         } catch {
             sink.finish()
             await follower.value
+            progress = nil
             let failure = (error as? CircadifyError) ?? .unknown("\(error)")
             if failure == .cancelled {
                 setStatus(isMonitoring ? .running : .idle)
@@ -153,6 +157,35 @@ public final class CircadifySDK {
         guard isMeasuring else { return }
         cancelRequested = true
         measurement?.cancel()
+        resumeOpenWaiter(.failure(.cancelled))
+    }
+
+    /// Opens `camera` for the measurement, or gives up at `cancel()` or the task's
+    /// cancellation without waiting for the device and the face detector: the camera
+    /// then opens on in the background and runs, as after a cancel once it is open.
+    private func open(_ camera: CircadifyCamera) async throws {
+        Task { @MainActor [weak self] in
+            let outcome: Result<Void, CircadifyError>
+            do throws(CircadifyError) { try await camera.open(forMeasurement: true); outcome = .success(()) } catch {
+                outcome = .failure(error)
+            }
+            // Nobody measures on it any more: a replay held for the measurement goes on.
+            if self?.resumeOpenWaiter(outcome) != true, case .success = outcome { await camera.releaseHeldReplay() }
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { openWaiter = $0 }
+        } onCancel: {
+            Task { @MainActor [weak self] in self?.resumeOpenWaiter(.failure(.cancelled)) }
+        }
+    }
+
+    /// Resumes the measurement waiting for its camera to open; false when none waits.
+    @discardableResult
+    private func resumeOpenWaiter(_ outcome: Result<Void, CircadifyError>) -> Bool {
+        guard let waiter = openWaiter else { return false }
+        openWaiter = nil
+        waiter.resume(with: outcome.mapError { $0 as Error })
+        return true
     }
 
     // MARK: - Continuous monitoring (SmartSpectra's start()/stop())
@@ -172,8 +205,8 @@ public final class CircadifySDK {
         isMonitoring = true
         error = nil
         metrics = nil
-        setStatus(.starting)
         attach(camera)
+        setStatus(.starting)
         do {
             if !camera.isRunning { try await camera.open() }
             guard isMonitoring, let session = camera.session else { throw CircadifyError.cancelled }
@@ -265,6 +298,7 @@ public final class CircadifySDK {
             for subscriber in imageSubscribers.values { subscriber.yield(image) }
             return
         case .ended(let failure):
+            validationStatus = nil // no picture to judge any more
             if isMonitoring {
                 isMonitoring = false
                 if let failure {

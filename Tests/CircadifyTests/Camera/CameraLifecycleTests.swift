@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import Circadify
+
+/// `CircadifyCamera.start()` and `stop()` called over each other, as a SwiftUI view's
+/// `.task` and `.onDisappear` (or a button and a measurement) call them, on replay cameras.
+@MainActor @Suite(.serialized) struct CameraLifecycleTests {
+    /// start/stop/start in a tight loop: no `cameraInUse` race, no leaked descriptor.
+    @Test func startStopLoopLeaksNothing() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 2)
+        defer { clip.cleanUp() }
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        try await camera.start()
+        await camera.release()
+        let before = openDescriptorCount()
+        for _ in 0..<100 {
+            try await camera.start()
+            #expect(camera.isRunning)
+            camera.stop()
+        }
+        await camera.release()
+        try await Task.sleep(for: .milliseconds(100))
+        // Other suites open and close files, pipes and sockets meanwhile (a parallel run under
+        // the sanitizers overlaps many), so the process's total wobbles by tens; a leak here
+        // would be hundreds (each of the 100 starts opens the file and three eventfds).
+        #expect(openDescriptorCount() < before + 50, "descriptors before \(before), after \(openDescriptorCount())")
+        #expect(openDescriptorCount(to: clip.path) == 0, "the clip is still open")
+    }
+
+    /// stop() while start() is under way is honoured: the camera ends up stopped.
+    @Test func stopDuringStartIsHonoured() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 2)
+        defer { clip.cleanUp() }
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        let starting = Task { try await camera.start() }
+        await Task.yield()
+        camera.stop()
+        _ = await starting.result  // cancelled, or started before the stop and then stopped
+        await camera.release()
+        #expect(!camera.isRunning)
+    }
+
+    /// A start() that waits for the last stop's release, then a stop(): the start throws
+    /// `cancelled` and nothing streams. The stop used to find no session yet and do
+    /// nothing, so the camera came up after the user had left (the same window as a
+    /// `.front` camera's /dev lookup).
+    @Test func stopWhileAStartWaitsForTheLastReleaseIsHonoured() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 4)
+        defer { clip.cleanUp() }
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        try await camera.start()
+        camera.stop()
+        let again = Task { try await camera.start() }
+        await Task.yield() // it now waits for the release
+        camera.stop()
+        await #expect(throws: CircadifyError.cancelled) { try await again.value }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!camera.isRunning)
+        await camera.release()
+        #expect(openDescriptorCount(to: clip.path) == 0, "a session the stop missed still reads the clip")
+    }
+
+    /// start, stop, start: the last word is a start, so the camera runs.
+    @Test func aStartAfterAStopDuringStartRuns() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 4)
+        defer { clip.cleanUp() }
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        try await camera.start()
+        camera.stop()
+        let cancelled = Task { try await camera.start() }
+        await Task.yield()
+        camera.stop()
+        try await camera.start()
+        #expect(camera.isRunning)
+        await #expect(throws: CircadifyError.cancelled) { try await cancelled.value }
+        #expect(camera.isRunning)
+        await camera.release()
+    }
+
+    /// Two start()s at once (while the last stop's release is awaited, so both wait):
+    /// both return once the camera runs, on one session.
+    @Test func twoStartsAtOnceShareOneOpening() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 4)
+        defer { clip.cleanUp() }
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        try await camera.start()
+        camera.stop()
+        let first = Task { try await camera.start(); return camera.isRunning }
+        let second = Task { try await camera.start(); return camera.isRunning }
+        #expect(try await first.value, "the first start returned before the camera ran")
+        #expect(try await second.value, "the second start returned before the camera ran")
+        #expect(openDescriptorCount(to: clip.path) == 1, "one session reads the clip")
+        await camera.release()
+        #expect(openDescriptorCount(to: clip.path) == 0)
+    }
+}
