@@ -42,11 +42,16 @@ struct ccore_videofile {
     char message[256];
 };
 
+/* Messages quote the file's own header bytes: control characters among them (an escape
+ * sequence, a carriage return) are shown as '?', so that a hostile file cannot drive the
+ * terminal or the log the message is printed to. */
 static int set_error(ccore_videofile *vf, int code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(vf->message, sizeof vf->message, fmt, ap);
     va_end(ap);
+    for (char *c = vf->message; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     return code;
 }
 

@@ -123,6 +123,10 @@ import Testing
         ("YUV4MPEG2 W8 H8 F30:0\n", CCORE_E_UNSUPPORTED, "F30:0 is outside"),
         ("YUV4MPEG2 W8 H8 F1:2\n", CCORE_E_UNSUPPORTED, "F1:2 is outside"),
         ("YUV4MPEG2 W8 H8 F4294967295:1\n", CCORE_E_UNSUPPORTED, "is outside"),
+        // The header's own bytes in a message: control characters are shown as '?'.
+        ("YUV4MPEG2 W8 H8 F30:1 C\u{1b}[31mRED\n", CCORE_E_UNSUPPORTED, "colour space C?[31mRED is not supported"),
+        ("YUV4MPEG2 W8 H8 F30:1 C420jpeg\r\n", CCORE_E_UNSUPPORTED, "colour space C420jpeg? is not supported"),
+        ("YUV4MPEG2 W8 H\u{7f}8 F30:1\n", CCORE_E_CORRUPT, "'H?8' is malformed"),
     ])
     func badHeadersAreClearErrors(header: String, code: Int32, fragment: String) {
         let (rc, msg, raw) = Self.open(Array(header.utf8))

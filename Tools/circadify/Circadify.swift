@@ -44,7 +44,8 @@ struct Circadify: AsyncParsableCommand {
 /// A bad command line under `scan --json`: `{"error": "usage", "message": …, "retryable": false}`.
 enum UsageError {
     static func wantsJSON(_ arguments: [String]) -> Bool {
-        arguments.first == "scan" && arguments.prefix { $0 != "--" }.contains("--json")
+        // `--json=true` is a usage error of its own (a flag takes no value), but it asks for JSON.
+        arguments.first == "scan" && arguments.prefix { $0 != "--" }.contains { $0 == "--json" || $0.hasPrefix("--json=") }
     }
 
     static func writeJSON(_ message: String) {

@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// `circadify monitor`: continuous headless monitoring as a service (see `MonitorService`).
 struct Monitor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Monitor continuously: one JSON object per update on stdout, until SIGINT or SIGTERM.",
+        abstract: "Monitor continuously: one JSON object per update on stdout, until SIGINT, SIGTERM or SIGHUP.",
         discussion: """
             Runs the SDK's headless monitoring on a camera (the first capture-capable one without \
             --device) or a replayed file, and writes JSON Lines to stdout: every object has "type" \
@@ -26,10 +26,10 @@ struct Monitor: AsyncParsableCommand {
             the delay doubling from 0.5 s to --max-backoff. A file plays at its own frame rate and \
             ends the service at its end, unless --loop.
 
-            SIGINT or SIGTERM stops monitoring, releases the camera and restores its controls, \
-            then exits 0. With --metrics ADDRESS:PORT a Prometheus endpoint serves GET /metrics \
-            (frames, drops, ring overflows, stage latency, outcomes, validation status); vital \
-            signs only with --export-vitals.
+            SIGINT, SIGTERM or SIGHUP (a closed terminal or ssh session) stops monitoring, \
+            releases the camera and restores its controls, then exits 0. With --metrics \
+            ADDRESS:PORT a Prometheus endpoint serves GET /metrics (frames, drops, ring overflows, \
+            stage latency, outcomes, validation status); vital signs only with --export-vitals.
 
             Exit status: 0 stopped by a signal or at the end of the file; 64 bad arguments; 69 the \
             metrics endpoint could not listen; 74 stdout could not be written; otherwise the \
@@ -114,7 +114,7 @@ struct Monitor: AsyncParsableCommand {
         services.insert(.init(service: monitor, successTerminationBehavior: .gracefullyShutdownGroup,
                               failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "monitor"), at: 0)
 
-        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
+        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
                                               logger: logger)
         // A camera release that hangs must not keep a stopping service alive for ever.
         group.maximumGracefulShutdownDuration = .seconds(10)

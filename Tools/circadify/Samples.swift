@@ -71,9 +71,10 @@ struct Samples: AsyncParsableCommand {
             Terminal.writeError("circadify samples: \(SignalTrap.name(number)) received again; exited at once\n")
             _exit(130)
         })
+        // Released once the outcome is reported: a signal meanwhile must not cut the report off.
+        defer { trap.release() }
         let outcome = await task.result
         let signal = trap.received
-        trap.release()
         switch outcome {
         case .failure(let error as CoreError):
             Terminal.writeError("circadify: \(error.message) [\(error.name)]\n")

@@ -65,20 +65,22 @@ struct Scan: AsyncParsableCommand {
         }
         let display = !json || Terminal.isInteractive(STDERR_FILENO) ? ScanDisplay() : nil
         let output = ScanOutput(json: json, display: display)
-        switch await outcome(display: display, output: output) {
+        let request: ScanRequest
+        do throws(ScanFailure) { request = try makeRequest() } catch { return try Self.report(.failure(error), to: output) }
+        let (outcome, trap) = await Self.measure(request, display: display, output: output)
+        // Signals stay trapped until the process exits: a second Ctrl-C a moment after the
+        // first would otherwise end it before or while the outcome is written; trapped, it
+        // exits 130 once the outcome is out.
+        try withExtendedLifetime(trap) { try Self.report(outcome, to: output) }
+    }
+
+    private static func report(_ outcome: Result<VitalSignsResult, ScanFailure>, to output: ScanOutput) throws {
+        switch outcome {
         case .success(let result):
             if output.result(result) != 0 { throw ExitCode(CommandExitCode.outputFailed) }
         case .failure(let failure):
             output.failure(failure)
             throw ExitCode(failure.exitCode)
-        }
-    }
-
-    private func outcome(display: ScanDisplay?, output: ScanOutput) async -> Result<VitalSignsResult, ScanFailure> {
-        do throws(ScanFailure) {
-            return .success(try await Self.measure(try makeRequest(), display: display, output: output))
-        } catch {
-            return .failure(error)
         }
     }
 
@@ -106,9 +108,11 @@ struct Scan: AsyncParsableCommand {
     /// Runs the engine in a task that SIGINT, SIGTERM and SIGHUP cancel, as does stdout going
     /// away (its reader closed): each stops the scan the same way, the camera released and its
     /// controls restored before the command reports. After a signal the outcome is
-    /// `cancelled` whatever the engine returns; a second signal exits at once.
+    /// `cancelled` whatever the engine returns; a second signal exits at once, once the
+    /// outcome is written if it is being written. The trap is returned to be kept while
+    /// the caller writes the outcome.
     static func measure(_ request: ScanRequest, display: ScanDisplay?,
-                        output: ScanOutput) async throws(ScanFailure) -> VitalSignsResult {
+                        output: ScanOutput) async -> (Result<VitalSignsResult, ScanFailure>, SignalTrap) {
         // Without a display nobody reads the progress (--json to a pipe): no live estimate is made.
         var progress: (@Sendable (ScanProgress) -> Void)?
         if let display { progress = { display.update($0) } }
@@ -123,19 +127,19 @@ struct Scan: AsyncParsableCommand {
         let watch = OutputWatch { task.cancel() }
         let outcome = await task.result
         let signal = trap.received
-        trap.release()
         let outputGone = watch.stop()
         if let signal {
-            throw ScanFailure(error: .cancelled, hint: "Stopped by \(SignalTrap.name(signal))")
+            return (.failure(ScanFailure(error: .cancelled, hint: "Stopped by \(SignalTrap.name(signal))")), trap)
         }
         if outputGone {
-            throw ScanFailure(error: .cancelled, hint: "Standard output was closed, so the result would be lost",
-                              status: CommandExitCode.outputFailed)
+            return (.failure(ScanFailure(error: .cancelled, hint: "Standard output was closed, so the result would be lost",
+                                         status: CommandExitCode.outputFailed)), trap)
         }
         switch outcome {
-        case .success(let result): return result
-        case .failure(let error as CircadifyError): throw ScanFailure(error: error, hint: hint(for: error, request))
-        case .failure(let error): throw ScanFailure(error: .unknown(String(describing: error)))
+        case .success(let result): return (.success(result), trap)
+        case .failure(let error as CircadifyError):
+            return (.failure(ScanFailure(error: error, hint: hint(for: error, request))), trap)
+        case .failure(let error): return (.failure(ScanFailure(error: .unknown(String(describing: error)))), trap)
         }
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 
 /// Continuous headless monitoring as a service: `CircadifySDK.startMonitoring(camera:)`
 /// on one camera or file, its headless state written as JSON Lines until the service
-/// group shuts down (SIGINT/SIGTERM), then the camera released and its controls
+/// group shuts down (SIGINT, SIGTERM, SIGHUP), then the camera released and its controls
 /// restored before `run()` returns.
 ///
 /// A camera that is lost (unplugged, failed, hung) is reopened after a `Backoff`

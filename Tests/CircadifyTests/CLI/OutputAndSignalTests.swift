@@ -72,6 +72,45 @@ import Testing
         #expect((object["message"] as? String)?.contains("SIGHUP") == true, "\(run.stdout)")
     }
 
+    /// Ctrl-C twice, the second a millisecond or two after the first (a user's double tap, a
+    /// supervisor's TERM then INT): the JSON object is written every time. The trap used to be
+    /// released as the scan stopped, before the outcome was written, and a signal in that gap
+    /// ended the process with nothing on stdout (11 runs in 15 at 1 ms).
+    @Test func aSecondSignalJustAfterTheFirstStillGetsTheOutcome() async throws {
+        let clip = try Self.flatClip(seconds: 16)
+        defer { clip.cleanUp() }
+        for gap: useconds_t in [500, 1000, 1000, 1500, 2000, 3000] {
+            let run = try await CLIProcess.run(["scan", "--json", "--input", clip.path, "--duration", "15", "--realtime"],
+                                               timeout: .seconds(40)) { process in
+                try await Task.sleep(for: .milliseconds(600))
+                kill(process.processIdentifier, SIGINT)
+                usleep(gap)
+                kill(process.processIdentifier, SIGINT)
+            }
+            #expect(!run.signalled, "a second SIGINT \(gap) µs after the first killed the scan")
+            #expect(run.status == 130, "\(gap) µs: \(run.stderr)")
+            let object = try CLIProcess.jsonObject(run)
+            #expect(object["error"] as? String == "cancelled", "\(gap) µs: \(run.stdout)")
+        }
+    }
+
+    /// `circadify monitor` in an ssh session that drops: SIGHUP stops it as SIGTERM does (the
+    /// camera released, the stop line last, exit 0). It used to kill the process outright.
+    @Test func sighupStopsMonitorLikeSIGTERM() async throws {
+        let clip = try Self.flatClip(seconds: 4)
+        defer { clip.cleanUp() }
+        let run = try await CLIProcess.run(["monitor", "--input", clip.path, "--loop"], timeout: .seconds(40)) { process in
+            try await Task.sleep(for: .seconds(1))
+            kill(process.processIdentifier, SIGHUP)
+        }
+        #expect(!run.signalled, "SIGHUP killed the monitor instead of stopping it")
+        #expect(run.status == 0, "\(run.stderr)")
+        let last = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(run.stdout)")
+        #expect(object["type"] as? String == "service" && object["state"] as? String == "stopped"
+                && object["reason"] as? String == "shutdown", "the last line: \(last)")
+    }
+
     @Test func facesOutputThatCannotBeWrittenIsNotSuccess() async throws {
         for redirect in [">/dev/full", ">&-"] {
             let run = try await CLIProcess.shell(#""$CIRCADIFY" faces "\#(Self.photo)" \#(redirect)"#)

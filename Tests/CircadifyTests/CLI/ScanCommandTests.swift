@@ -46,6 +46,16 @@ import Testing
         #expect(object["retryable"] as? Bool == false)
     }
 
+    /// `--json=true` asks for JSON the wrong way (a flag takes no value): the usage error still
+    /// comes as the JSON object, not as text on stderr alone.
+    @Test func jsonWithAValueIsAUsageErrorInJSON() async throws {
+        let run = try await CLIProcess.run(["scan", "--json=true", "--input", "clip.y4m"])
+        #expect(run.status == Self.usageStatus)
+        let object = try CLIProcess.jsonObject(run)
+        #expect(object["error"] as? String == "usage", "\(run.stdout)")
+        #expect((object["message"] as? String)?.contains("--json") == true, "\(run.stdout)")
+    }
+
     @Test(arguments: [(["--fps", "-1"], "'-1' is invalid for '--fps"), (["--every", "-1"], "--every must be at least 1"),
                       (["--frames", "0"], "--frames must be at least 1")])
     func samplesBadOptionSaysWhatIsWrong(_ options: [String], _ fragment: String) async throws {
