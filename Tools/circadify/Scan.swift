@@ -108,9 +108,9 @@ struct Scan: AsyncParsableCommand {
     /// Runs the engine in a task that SIGINT, SIGTERM and SIGHUP cancel, as does stdout going
     /// away (its reader closed): each stops the scan the same way, the camera released and its
     /// controls restored before the command reports. After a signal the outcome is
-    /// `cancelled` whatever the engine returns; a second signal exits at once, once the
-    /// outcome is written if it is being written. The trap is returned to be kept while
-    /// the caller writes the outcome.
+    /// `cancelled` whatever the engine returns; a second signal exits at once (after an
+    /// outcome being written meanwhile, waiting for it half a second at most). The trap is
+    /// returned to be kept while the caller writes the outcome.
     static func measure(_ request: ScanRequest, display: ScanDisplay?,
                         output: ScanOutput) async -> (Result<VitalSignsResult, ScanFailure>, SignalTrap) {
         // Without a display nobody reads the progress (--json to a pipe): no live estimate is made.
@@ -121,7 +121,7 @@ struct Scan: AsyncParsableCommand {
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP], first: { _ in task.cancel() }, again: { number in
             output.failure(ScanFailure(error: .cancelled, hint: """
                 \(SignalTrap.name(number)) received again; exited without waiting for \(source)
-                """))
+                """), patience: 0.5)
             _exit(ScanExitCode.code(for: .cancelled))
         })
         let watch = OutputWatch { task.cancel() }

@@ -30,10 +30,12 @@ final class ScanOutput: @unchecked Sendable {
         }
     }
 
-    /// 0, or the errno of the failed write of the JSON object to stdout.
+    /// 0, or the errno of the failed write of the JSON object to stdout. `patience`: how
+    /// long to wait for an outcome being written meanwhile (a second signal's exit must not
+    /// wait for ever on a stdout that blocks); nil waits as long as it takes.
     @discardableResult
-    func failure(_ failure: ScanFailure) -> Int32 {
-        once {
+    func failure(_ failure: ScanFailure, patience: TimeInterval? = nil) -> Int32 {
+        once(patience: patience) {
             guard json, let data = try? failure.jsonData() else {
                 Terminal.writeError("circadify scan: \(failure.message)\n")
                 return 0
@@ -54,12 +56,16 @@ final class ScanOutput: @unchecked Sendable {
         return error
     }
 
-    private func once(_ write: () -> Int32) -> Int32 {
-        lock.withLock {
-            guard !written else { return 0 }
-            written = true
-            display?.finish()
-            return write()
+    private func once(patience: TimeInterval? = nil, _ write: () -> Int32) -> Int32 {
+        if let patience {
+            guard lock.lock(before: Date(timeIntervalSinceNow: patience)) else { return 0 }
+        } else {
+            lock.lock()
         }
+        defer { lock.unlock() }
+        guard !written else { return 0 }
+        written = true
+        display?.finish()
+        return write()
     }
 }

@@ -125,7 +125,9 @@ public final class CircadifyCamera {
     package func open(forMeasurement: Bool = false) async throws(CircadifyError) {
         if let opening { return try await Self.outcome(of: opening) }
         guard session == nil else { return }
-        let task = Task { @MainActor in try await self.openSession(forMeasurement: forMeasurement) }
+        // Counted now, not when the task first runs: a stop() in between must cancel it.
+        let generation = stops
+        let task = Task { @MainActor in try await self.openSession(forMeasurement: forMeasurement, generation: generation) }
         opening = task
         defer { if opening == task { opening = nil } }
         try await Self.outcome(of: task)
@@ -135,8 +137,7 @@ public final class CircadifyCamera {
         do { try await task.value } catch { throw error as? CircadifyError ?? .unknown("\(error)") }
     }
 
-    private func openSession(forMeasurement: Bool) async throws(CircadifyError) {
-        let generation = stops
+    private func openSession(forMeasurement: Bool, generation: Int) async throws(CircadifyError) {
         // A camera stopped a moment ago is released before it is opened again.
         await releasing?.value
         guard stops == generation else { throw .cancelled }
@@ -215,7 +216,9 @@ public final class CircadifyCamera {
             return try await session.measureVitals(duration: duration, progress: progress)
         } catch {
             // A camera that stopped under the measurement is not running any more when it throws.
-            if await session.hasEnded, self.session === session { end(session, failure: await session.endedWith) }
+            // (Asked first: the camera must still hold the session when it ends it, with no hop between.)
+            let ended = await session.hasEnded, failure = await session.endedWith
+            if ended, self.session === session { end(session, failure: failure) }
             throw error
         }
     }

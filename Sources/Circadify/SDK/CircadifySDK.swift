@@ -38,8 +38,9 @@ public final class CircadifySDK {
     @ObservationIgnored private var isMeasuring = false
     @ObservationIgnored private var isMonitoring = false
     @ObservationIgnored private var cancelRequested = false
-    /// The measurement waiting for its camera to open (see `open(_:)`).
-    @ObservationIgnored private var openWaiter: CheckedContinuation<Void, Error>?
+    /// The measurement waiting for its camera to open, by number (see `open(_:)`).
+    @ObservationIgnored private var openWaiter: (id: Int, continuation: CheckedContinuation<Void, Error>)?
+    @ObservationIgnored private var openWaiters = 0
     @ObservationIgnored private var stateSubscribers = [Int: AsyncStream<HeadlessState>.Continuation]()
     @ObservationIgnored private var imageSubscribers = [Int: AsyncStream<RGBImage>.Continuation]()
     @ObservationIgnored private var nextSubscriber = 0
@@ -157,34 +158,38 @@ public final class CircadifySDK {
         guard isMeasuring else { return }
         cancelRequested = true
         measurement?.cancel()
-        resumeOpenWaiter(.failure(.cancelled))
+        if let id = openWaiter?.id { resumeOpenWaiter(id, .failure(.cancelled)) }
     }
 
     /// Opens `camera` for the measurement, or gives up at `cancel()` or the task's
     /// cancellation without waiting for the device and the face detector: the camera
     /// then opens on in the background and runs, as after a cancel once it is open.
     private func open(_ camera: CircadifyCamera) async throws {
+        openWaiters += 1
+        let id = openWaiters
         Task { @MainActor [weak self] in
             let outcome: Result<Void, CircadifyError>
             do throws(CircadifyError) { try await camera.open(forMeasurement: true); outcome = .success(()) } catch {
                 outcome = .failure(error)
             }
-            // Nobody measures on it any more: a replay held for the measurement goes on.
-            if self?.resumeOpenWaiter(outcome) != true, case .success = outcome { await camera.releaseHeldReplay() }
+            guard let self else { return await camera.releaseHeldReplay() }
+            // Its measurement was cancelled and no other one waits for or measures on the camera:
+            // a replay held for a measurement goes on.
+            if !resumeOpenWaiter(id, outcome), case .success = outcome, !isMeasuring { await camera.releaseHeldReplay() }
         }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { openWaiter = $0 }
+            try await withCheckedThrowingContinuation { openWaiter = (id, $0) }
         } onCancel: {
-            Task { @MainActor [weak self] in self?.resumeOpenWaiter(.failure(.cancelled)) }
+            Task { @MainActor [weak self] in self?.resumeOpenWaiter(id, .failure(.cancelled)) }
         }
     }
 
-    /// Resumes the measurement waiting for its camera to open; false when none waits.
+    /// Resumes measurement `id`, waiting for its camera to open; false when it waits no more.
     @discardableResult
-    private func resumeOpenWaiter(_ outcome: Result<Void, CircadifyError>) -> Bool {
-        guard let waiter = openWaiter else { return false }
+    private func resumeOpenWaiter(_ id: Int, _ outcome: Result<Void, CircadifyError>) -> Bool {
+        guard let waiter = openWaiter, waiter.id == id else { return false }
         openWaiter = nil
-        waiter.resume(with: outcome.mapError { $0 as Error })
+        waiter.continuation.resume(with: outcome.mapError { $0 as Error })
         return true
     }
 
@@ -211,6 +216,8 @@ public final class CircadifySDK {
             if !camera.isRunning { try await camera.open() }
             guard isMonitoring, let session = camera.session else { throw CircadifyError.cancelled }
             await session.setMonitoring(true)
+            // The camera stopped (or stopMonitoring() came) while the session was told.
+            guard isMonitoring, camera.session === session else { throw CircadifyError.cancelled }
             setStatus(.running)
         } catch {
             isMonitoring = false
@@ -218,6 +225,8 @@ public final class CircadifySDK {
             if failure != .cancelled {
                 self.error = failure
                 setStatus(.error)
+            } else if !isMeasuring {
+                setStatus(.idle) // stopped while starting: nothing runs
             }
             detachIfIdle()
             throw failure

@@ -82,7 +82,7 @@ import Testing
         for gap: useconds_t in [500, 1000, 1000, 1500, 2000, 3000] {
             let run = try await CLIProcess.run(["scan", "--json", "--input", clip.path, "--duration", "15", "--realtime"],
                                                timeout: .seconds(40)) { process in
-                try await Task.sleep(for: .milliseconds(600))
+                try await Task.sleep(for: .seconds(1))
                 kill(process.processIdentifier, SIGINT)
                 usleep(gap)
                 kill(process.processIdentifier, SIGINT)

@@ -77,6 +77,24 @@ import Testing
         await camera.release()
     }
 
+    /// start(), stop(), start() before the first opening has run a step: the first throws
+    /// `cancelled`, the camera runs, on one session. The opening used to count the stops only
+    /// when it first ran, so both openings went on and the first one's session streamed on
+    /// with nothing able to stop it (on a device: holding it busy).
+    @Test func startStopStartInOneTurnRunsOneSession() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 4)
+        defer { clip.cleanUp() }
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        let first = Task { try await camera.start() }
+        let second = Task { camera.stop(); try await camera.start() }
+        await #expect(throws: CircadifyError.cancelled) { try await first.value }
+        try await second.value
+        #expect(camera.isRunning)
+        #expect(openDescriptorCount(to: clip.path) == 1, "more than one session reads the clip")
+        await camera.release()
+        #expect(openDescriptorCount(to: clip.path) == 0, "a session the camera forgot still reads the clip")
+    }
+
     /// Two start()s at once (while the last stop's release is awaited, so both wait):
     /// both return once the camera runs, on one session.
     @Test func twoStartsAtOnceShareOneOpening() async throws {

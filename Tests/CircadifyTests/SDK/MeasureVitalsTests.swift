@@ -161,7 +161,8 @@ import Testing
             for await _ in gate { break }
         }
         let task = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 5)) }
-        for await _ in reached { break } // the measurement waits for the camera, held opening
+        // The measurement waits for the camera, whose opening is held (a bound, not a hang).
+        try #require(await result(within: 20) { for await _ in reached { return true }; return false } == true)
         sdk.cancel()
         // The measurement's end clears its progress (a poll: the held opening cannot be cancelled).
         for _ in 0..<500 where sdk.progress != nil { try await Task.sleep(for: .milliseconds(20)) }
@@ -279,10 +280,18 @@ import Testing
         defer { clip.cleanUp() }
         let sdk = try CircadifySDK(apiKey: Self.key)
         let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        let (reached, atCheckpoint) = AsyncStream<Void>.makeStream()
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        camera.openCheckpoint = {
+            atCheckpoint.yield()
+            for await _ in gate { break }
+        }
         let starting = Task { try await camera.start() }
-        await Task.yield() // the start is under way
-        #expect(!camera.isRunning)
+        // The start is under way, its opening held (a bound, not a hang).
+        try #require(await result(within: 20) { for await _ in reached { return true }; return false } == true)
         let task = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 10)) }
+        try await waitFor(sdk, phase: .starting)
+        open.yield()
         try await waitFor(sdk, phase: .settling, .measuring)
         try await starting.value
         sdk.cancel()
@@ -292,6 +301,34 @@ import Testing
     }
 
     // MARK: Headless state
+
+    /// The camera stopped while `startMonitoring` opens it (held there by the test): it
+    /// throws `cancelled` and the status goes back to `.idle` (it used to stay `.starting`).
+    @Test func aStopWhileMonitoringStartsLeavesItIdle() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 4)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        let (reached, atCheckpoint) = AsyncStream<Void>.makeStream()
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        camera.openCheckpoint = {
+            atCheckpoint.yield()
+            for await _ in gate { break }
+        }
+        let monitoring = Task { try await sdk.startMonitoring(camera: camera) }
+        try #require(await result(within: 20) { for await _ in reached { return true }; return false } == true)
+        #expect(sdk.processingStatus == .starting)
+        camera.stop()
+        open.yield()
+        await #expect(throws: CircadifyError.cancelled) { try await monitoring.value }
+        #expect(sdk.processingStatus == .idle && sdk.error == nil)
+        #expect(!camera.isRunning)
+        camera.openCheckpoint = nil
+        try await sdk.startMonitoring(camera: camera)
+        #expect(sdk.processingStatus == .running)
+        await sdk.stopMonitoring()
+        await camera.release()
+    }
 
     /// The camera stopped under headless monitoring: monitoring ends (`.idle`, no
     /// guidance left), and `startMonitoring` starts the camera again. It used to stay
