@@ -154,22 +154,16 @@ import Testing
         defer { clip.cleanUp() }
         let sdk = try CircadifySDK(apiKey: Self.key)
         let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
-        let (reached, atCheckpoint) = AsyncStream<Void>.makeStream()
-        let (gate, open) = AsyncStream<Void>.makeStream()
-        camera.openCheckpoint = {
-            atCheckpoint.yield()
-            for await _ in gate { break }
-        }
+        let held = HeldOpening(camera)
         let task = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 5)) }
-        // The measurement waits for the camera, whose opening is held (a bound, not a hang).
-        try #require(await result(within: 20) { for await _ in reached { return true }; return false } == true)
+        try #require(await held.waitUntilHeld())
         sdk.cancel()
         // The measurement's end clears its progress (a poll: the held opening cannot be cancelled).
         for _ in 0..<500 where sdk.progress != nil { try await Task.sleep(for: .milliseconds(20)) }
         #expect(sdk.progress == nil, "the cancel waited for the camera to open")
         #expect(!camera.isRunning)
         #expect(sdk.processingStatus == .idle && sdk.error == nil)
-        open.yield()
+        held.release()
         for _ in 0..<250 where !camera.isRunning { try await Task.sleep(for: .milliseconds(20)) }
         #expect(camera.isRunning, "the camera opens on after the cancel")
         await camera.release()
@@ -280,18 +274,12 @@ import Testing
         defer { clip.cleanUp() }
         let sdk = try CircadifySDK(apiKey: Self.key)
         let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
-        let (reached, atCheckpoint) = AsyncStream<Void>.makeStream()
-        let (gate, open) = AsyncStream<Void>.makeStream()
-        camera.openCheckpoint = {
-            atCheckpoint.yield()
-            for await _ in gate { break }
-        }
+        let held = HeldOpening(camera)
         let starting = Task { try await camera.start() }
-        // The start is under way, its opening held (a bound, not a hang).
-        try #require(await result(within: 20) { for await _ in reached { return true }; return false } == true)
+        try #require(await held.waitUntilHeld())
         let task = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 10)) }
         try await waitFor(sdk, phase: .starting)
-        open.yield()
+        held.release()
         try await waitFor(sdk, phase: .settling, .measuring)
         try await starting.value
         sdk.cancel()
@@ -309,17 +297,12 @@ import Testing
         defer { clip.cleanUp() }
         let sdk = try CircadifySDK(apiKey: Self.key)
         let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
-        let (reached, atCheckpoint) = AsyncStream<Void>.makeStream()
-        let (gate, open) = AsyncStream<Void>.makeStream()
-        camera.openCheckpoint = {
-            atCheckpoint.yield()
-            for await _ in gate { break }
-        }
+        let held = HeldOpening(camera)
         let monitoring = Task { try await sdk.startMonitoring(camera: camera) }
-        try #require(await result(within: 20) { for await _ in reached { return true }; return false } == true)
+        try #require(await held.waitUntilHeld())
         #expect(sdk.processingStatus == .starting)
         camera.stop()
-        open.yield()
+        held.release()
         await #expect(throws: CircadifyError.cancelled) { try await monitoring.value }
         #expect(sdk.processingStatus == .idle && sdk.error == nil)
         #expect(!camera.isRunning)
