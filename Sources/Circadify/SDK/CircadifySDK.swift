@@ -38,9 +38,10 @@ public final class CircadifySDK {
     @ObservationIgnored private var isMeasuring = false
     @ObservationIgnored private var isMonitoring = false
     @ObservationIgnored private var cancelRequested = false
-    /// The measurement waiting for its camera to open, by number (see `open(_:)`).
+    /// The measurement waiting for its camera to open, by number (see `open(_:for:)`).
     @ObservationIgnored private var openWaiter: (id: Int, continuation: CheckedContinuation<Void, Error>)?
-    @ObservationIgnored private var openWaiters = 0
+    /// The number of the last measurement begun: the one running while `isMeasuring`.
+    @ObservationIgnored private var measurementNumber = 0
     @ObservationIgnored private var stateSubscribers = [Int: AsyncStream<HeadlessState>.Continuation]()
     @ObservationIgnored private var imageSubscribers = [Int: AsyncStream<RGBImage>.Continuation]()
     @ObservationIgnored private var nextSubscriber = 0
@@ -103,6 +104,7 @@ public final class CircadifySDK {
                 "this CircadifySDK is already measuring; wait for that measurement or cancel() it")
         }
         isMeasuring = true
+        measurementNumber += 1
         cancelRequested = false
         error = nil
         if !isMonitoring { metrics = nil } // a fresh series for a fresh measurement
@@ -121,7 +123,7 @@ public final class CircadifySDK {
             for await update in updates { self?.apply(update) }
         }
         do {
-            if !camera.isRunning { try await open(camera) }
+            if !camera.isRunning { try await open(camera, for: measurementNumber) }
             if cancelRequested || Task.isCancelled {
                 await camera.releaseHeldReplay() // cancelled before it measured: the camera runs on
                 throw CircadifyError.cancelled
@@ -164,18 +166,17 @@ public final class CircadifySDK {
     /// Opens `camera` for the measurement, or gives up at `cancel()` or the task's
     /// cancellation without waiting for the device and the face detector: the camera
     /// then opens on in the background and runs, as after a cancel once it is open.
-    private func open(_ camera: CircadifyCamera) async throws {
-        openWaiters += 1
-        let id = openWaiters
+    private func open(_ camera: CircadifyCamera, for id: Int) async throws {
         Task { @MainActor [weak self] in
             let outcome: Result<Void, CircadifyError>
             do throws(CircadifyError) { try await camera.open(forMeasurement: true); outcome = .success(()) } catch {
                 outcome = .failure(error)
             }
             guard let self else { return await camera.releaseHeldReplay() }
-            // Its measurement was cancelled and no other one waits for or measures on the camera:
-            // a replay held for a measurement goes on.
-            if !resumeOpenWaiter(id, outcome), case .success = outcome, !isMeasuring { await camera.releaseHeldReplay() }
+            // Its measurement was cancelled (whether or not it has finished throwing), and no
+            // later one runs, which may be waiting to measure this camera: a replay held for it goes on.
+            let laterOneRuns = isMeasuring && measurementNumber != id
+            if !resumeOpenWaiter(id, outcome), case .success = outcome, !laterOneRuns { await camera.releaseHeldReplay() }
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { openWaiter = (id, $0) }

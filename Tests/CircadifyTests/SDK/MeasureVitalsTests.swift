@@ -361,10 +361,10 @@ import Testing
         let collector = Task {
             var statuses = [ProcessingStatus]()
             var firstPulse: Double?
-            var startingGuidance: ValidationStatus?, finalProgress: ScanProgress?
+            var sawStarting = false, startingGuidance: ValidationStatus?, finalProgress: ScanProgress?
             for await state in updates {
                 if statuses.last != state.processingStatus { statuses.append(state.processingStatus) }
-                if state.processingStatus == .starting, startingGuidance == nil { startingGuidance = state.validationStatus }
+                if state.processingStatus == .starting, !sawStarting { (sawStarting, startingGuidance) = (true, state.validationStatus) }
                 finalProgress = state.progress
                 // Seconds of video measured when the first pulse came (the progress
                 // report of the same frame, or the one just before it).
