@@ -202,7 +202,8 @@ public final class CircadifySDK {
     /// picture. Runs until `stopMonitoring()`, or until the camera stops (then
     /// `processingStatus` is `.error` with `error` set, or `.idle`).
     /// - Throws: the camera's errors from `start()`; `processingFailed` when this
-    ///   SDK already monitors another camera.
+    ///   SDK already monitors another camera; `cancelled` when the camera is stopped,
+    ///   or `stopMonitoring()` is called, before monitoring runs (the status is then `.idle`).
     public func startMonitoring(camera: CircadifyCamera) async throws {
         if isMonitoring, self.camera === camera { return }
         guard !isMonitoring, !isMeasuring || self.camera === camera else {
