@@ -128,18 +128,20 @@ struct Scan: AsyncParsableCommand {
         let outcome = await task.result
         let signal = trap.received
         let outputGone = watch.stop()
-        if let signal {
-            return (.failure(ScanFailure(error: .cancelled, hint: "Stopped by \(SignalTrap.name(signal))")), trap)
+        let verdict = Result { () throws(ScanFailure) -> VitalSignsResult in
+            if let signal {
+                throw ScanFailure(error: .cancelled, hint: "Stopped by \(SignalTrap.name(signal))")
+            }
+            if outputGone {
+                throw ScanFailure(error: .cancelled, hint: "Standard output was closed, so the result would be lost",
+                                  status: CommandExitCode.outputFailed)
+            }
+            switch outcome {
+            case .success(let result): return result
+            case .failure(let error as CircadifyError): throw ScanFailure(error: error, hint: hint(for: error, request))
+            case .failure(let error): throw ScanFailure(error: .unknown(String(describing: error)))
+            }
         }
-        if outputGone {
-            return (.failure(ScanFailure(error: .cancelled, hint: "Standard output was closed, so the result would be lost",
-                                         status: CommandExitCode.outputFailed)), trap)
-        }
-        switch outcome {
-        case .success(let result): return (.success(result), trap)
-        case .failure(let error as CircadifyError):
-            return (.failure(ScanFailure(error: error, hint: hint(for: error, request))), trap)
-        case .failure(let error): return (.failure(ScanFailure(error: .unknown(String(describing: error)))), trap)
-        }
+        return (verdict, trap)
     }
 }
