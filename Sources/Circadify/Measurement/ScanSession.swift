@@ -185,9 +185,10 @@ package actor ScanSession {
     /// A session runs once: after it stops, make a new one.
     /// - Parameter forMeasurement: the caller measures next. An as-fast-as-processed
     ///   replay then waits at its first frame until `measure`, so it is measured from
-    ///   its start on any machine. Monitoring, tracking or image output (asked before
-    ///   or after), `releaseHeldReplay()` and `stop()` let it go on; preview-feed
-    ///   subscribers and stage-timing readers do not.
+    ///   its start on any machine, whoever else watches it (tracking for a preview,
+    ///   monitoring, image output): only `measure`, `releaseHeldReplay()` (a caller that
+    ///   gives up before it measures) and `stop()` let it go on. A preview turned on
+    ///   just before once started a loaded machine's measurement late.
     /// - Throws: the camera errors (`cameraNotAvailable`, `cameraPermissionDenied`,
     ///   `cameraInUse`), `captureFailed` (a file that cannot be read, a camera that
     ///   fails to stream), `processingFailed` (no face detector data), or `cancelled`
@@ -196,9 +197,7 @@ package actor ScanSession {
         guard source == nil else { return }
         guard !started else { throw .captureFailed("this camera session has already run; start a new one") }
         started = true
-        if forMeasurement, case .replay(_, _, .asFastAsProcessed) = input, !tracking, !monitoring, !imageOutput {
-            holdsFirstFrame = true
-        }
+        if forMeasurement, case .replay(_, _, .asFastAsProcessed) = input { holdsFirstFrame = true }
         do {
             try await open()
         } catch {
@@ -283,21 +282,18 @@ package actor ScanSession {
     /// measurement tracks regardless.
     package func setTracking(_ on: Bool) async {
         tracking = on
-        if on { releaseHeldReplay() }
         if !on, measurement == nil { await clearFace() }
     }
 
     /// Turns the live estimate (`CameraEvent.live`) on or off outside measurements.
     package func setMonitoring(_ on: Bool) {
         monitoring = on
-        if on { releaseHeldReplay() }
         if !on, measurement == nil { readout.reset() }
     }
 
     /// Turns the RGB pictures (`CameraEvent.image`) on or off.
     package func setImageOutput(_ on: Bool) async {
         imageOutput = on
-        if on { releaseHeldReplay() }
         await applyPreviewShape()
     }
 

@@ -65,26 +65,29 @@ import Testing
         return (sawFace != nil, sawFace ?? false)
     }
 
-    @Test func aHeldReplayGoesOnForTrackingAndEndsOnStop() async throws {
+    /// A preview's face tracking, monitoring or image output, asked before the start or
+    /// while held, does not let the replay go: the measurement that follows starts at the
+    /// first frame however long it took to come (a preview turned on just before once
+    /// started a loaded machine's measurement late). Given up on, or stopped, it goes on.
+    @Test func aHeldReplayWaitsForItsMeasurementWhoeverElseWatches() async throws {
         let clip = try await ReplayClip.render("still", seconds: 3)
         defer { clip.cleanUp() }
-        let tracked = Self.fastReplay(clip.path)
-        try await tracked.start(forMeasurement: true)
-        await tracked.setTracking(true)
-        let run = await runsToItsEnd(tracked)
-        #expect(run.ended && run.sawFace, "tracking let the held replay go on, to its end")
-        #expect(await tracked.pipelineCounters()?.samplesDelivered == 90)
-        await tracked.stop()
-
-        // Tracking asked before the start: nothing to hold for, the replay runs to its end.
-        let trackedFirst = Self.fastReplay(clip.path)
-        await trackedFirst.setTracking(true)
-        try await trackedFirst.start(forMeasurement: true)
-        #expect(await runsToItsEnd(trackedFirst).ended, "tracking asked first: not held")
-        #expect(await trackedFirst.pipelineCounters()?.samplesDelivered == 90)
-        await trackedFirst.stop()
+        let watched = Self.fastReplay(clip.path)
+        await watched.setTracking(true)
+        try await watched.start(forMeasurement: true)
+        await watched.setMonitoring(true)
+        await watched.setImageOutput(true)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await watched.pipelineCounters()?.samplesDelivered ?? 0 <= 1, "held at its first frame")
+        // Given up on before it measured: the replay runs to its end, tracked.
+        await watched.releaseHeldReplay()
+        let run = await runsToItsEnd(watched)
+        #expect(run.ended && run.sawFace, "released, it ran to its end with tracking")
+        #expect(await watched.pipelineCounters()?.samplesDelivered == 90)
+        await watched.stop()
 
         let stopped = Self.fastReplay(clip.path)
+        await stopped.setTracking(true)
         try await stopped.start(forMeasurement: true)
         await stopped.stop() // returns once released: the held loop let go
         #expect(await stopped.hasEnded)
