@@ -261,10 +261,11 @@ kill -TERM "$vitals_pid" 2>/dev/null; wait "$vitals_pid" 2>/dev/null
 rc=0
 timeout 30 "$bin/circadify" monitor --input "$clip" --metrics "127.0.0.1:$prom_port" >"$work/taken.jsonl" \
     2>"$work/taken.err" || rc=$?
-if [ "$rc" = 69 ] && grep -q "cannot listen on 127.0.0.1:$prom_port" "$work/taken.err"; then
+# Refused before the camera opens: nothing on stdout (no "camera opened", no "stopped" line).
+if [ "$rc" = 69 ] && grep -q "cannot listen on 127.0.0.1:$prom_port" "$work/taken.err" && [ ! -s "$work/taken.jsonl" ]; then
     pass metrics-address-in-use
 else
-    fail metrics-address-in-use "exit $rc (want 69): $(tail -2 "$work/taken.err")"
+    fail metrics-address-in-use "exit $rc (want 69), stdout $(head -c 300 "$work/taken.jsonl"): $(tail -2 "$work/taken.err")"
 fi
 
 # --- the systemd units ------------------------------------------------------------------------

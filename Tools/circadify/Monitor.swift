@@ -96,7 +96,15 @@ struct Monitor: AsyncParsableCommand {
             // Anything in this process that reports through swift-metrics lands on the same endpoint.
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
             monitorMetrics = MonitorMetrics(registry: registry, exportVitals: exportVitals)
-            let server = MetricsServer(host: metrics.host, port: metrics.port, registry: registry, logger: logger)
+            // Listening first: an address that cannot be used stops here, before a camera opens.
+            let server: MetricsServer
+            do {
+                server = try await MetricsServer.listen(host: metrics.host, port: metrics.port, registry: registry,
+                                                        logger: logger)
+            } catch {
+                Terminal.writeError("circadify monitor: \(error.description)\n")
+                throw ExitCode(CommandExitCode.unavailable)
+            }
             services.append(.init(service: server, successTerminationBehavior: .gracefullyShutdownGroup,
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "metrics"))
         }
@@ -123,15 +131,13 @@ struct Monitor: AsyncParsableCommand {
         } catch let failure as MonitorService.Failure {
             switch failure {
             case .fatal(let error):
-                Terminal.writeError("circadify monitor: \(error.errorDescription ?? error.caseName)\n")
+                let hint = from.device.flatMap { CameraDevice.explain(error, at: $0) }.map { ". \($0)" } ?? ""
+                Terminal.writeError("circadify monitor: \(error.errorDescription ?? error.caseName)\(hint)\n")
                 throw ExitCode(ScanExitCode.code(for: error))
             case .outputFailed(let errno):
                 Terminal.writeError("circadify monitor: standard output failed (\(Terminal.reason(errno))); stopped\n")
                 throw ExitCode(CommandExitCode.outputFailed)
             }
-        } catch let failure as MetricsServer.BindFailure {
-            Terminal.writeError("circadify monitor: \(failure.description)\n")
-            throw ExitCode(CommandExitCode.unavailable)
         }
     }
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -8,34 +11,25 @@ import ServiceLifecycle
 /// The Prometheus endpoint: `GET /metrics` answers the registry in the text
 /// exposition format; anything else is 404 (405 for another method). A minimal
 /// HTTP/1.1 server on SwiftNIO, one response per connection, run as a service so
-/// it closes with the rest of the group.
+/// it closes with the rest of the group. It listens in `listen`, before the group
+/// runs: an address that cannot be used stops the command before a camera opens.
 public struct MetricsServer: Service {
     public let host: String
+    /// The port it listens on (the one picked, when 0 was asked for).
     public let port: Int
-    private let registry: PrometheusCollectorRegistry
+    private let channel: any Channel
     private let logger: Logger
-    private let onListening: @Sendable (Int) -> Void
-
-    /// - Parameter onListening: called with the bound port once it accepts connections (port 0 picks one).
-    public init(host: String, port: Int, registry: PrometheusCollectorRegistry, logger: Logger,
-                onListening: @escaping @Sendable (Int) -> Void = { _ in }) {
-        self.host = host
-        self.port = port
-        self.registry = registry
-        self.logger = logger
-        self.onListening = onListening
-    }
 
     /// Why the endpoint could not listen (address in use, not this machine's, no permission).
     public struct BindFailure: Error, CustomStringConvertible {
         public var description: String
     }
 
-    public func run() async throws {
-        let registry = registry
-        let channel: any Channel
+    /// Listens on `host:port` (0 picks a port); serving starts with `run()`.
+    public static func listen(host: String, port: Int, registry: PrometheusCollectorRegistry, logger: Logger)
+        async throws(BindFailure) -> MetricsServer {
         do {
-            channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 16)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
@@ -46,12 +40,34 @@ public struct MetricsServer: Service {
                 }
                 .bind(host: host, port: port)
                 .get()
+            return MetricsServer(host: host, port: channel.localAddress?.port ?? port, channel: channel, logger: logger)
         } catch {
-            throw BindFailure(description: "the metrics endpoint cannot listen on \(host):\(port): \(error)")
+            throw BindFailure(description: "the metrics endpoint cannot listen on \(host):\(port): \(Self.reason(error))")
         }
-        let bound = channel.localAddress?.port ?? port
-        logger.info("metrics endpoint listening", metadata: ["address": "http://\(host):\(bound)/metrics"])
-        onListening(bound)
+    }
+
+    /// The socket error in words a user acts on, not NIO's call site.
+    private static func reason(_ error: any Error) -> String {
+        guard let io = error as? IOError else { return "\(error)" }
+        switch io.errnoCode {
+        case EADDRINUSE: return "the port is already in use (another monitor?); choose another in --metrics"
+        case EACCES: return "ports below 1024 need root; choose 1024 or above"
+        case EADDRNOTAVAIL: return "not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of `ip -brief address`"
+        default: return String(cString: strerror(io.errnoCode))
+        }
+    }
+
+    private init(host: String, port: Int, channel: any Channel, logger: Logger) {
+        self.host = host
+        self.port = port
+        self.channel = channel
+        self.logger = logger
+    }
+
+    /// Serves until the group shuts down gracefully.
+    public func run() async throws {
+        let channel = channel
+        logger.info("metrics endpoint listening", metadata: ["address": "http://\(host):\(port)/metrics"])
         try await withGracefulShutdownHandler {
             try await channel.closeFuture.get()
         } onGracefulShutdown: {

@@ -18,8 +18,9 @@ public enum MonitorEvent: Sendable, Equatable {
     case estimate(Estimate)
     case validation(ValidationStatus)
     case warning(QualityWarning)
-    /// A failed attempt to (re)open the camera, and when the next one is.
-    case error(CircadifyError, attempt: Int? = nil, retryIn: Duration? = nil)
+    /// A failed attempt to (re)open the camera, and when the next one is; `hint` says
+    /// what the device node tells (missing, no permission, held by another process).
+    case error(CircadifyError, attempt: Int? = nil, retryIn: Duration? = nil, hint: String? = nil)
 
     /// The `type` field.
     public var type: String {
@@ -99,8 +100,9 @@ extension MonitorEvent {
         case .warning(let warning):
             fields += [("kind", .string(warning.kind.rawValue)), ("category", .string(Self.name(warning.type))),
                        ("severity", .string(Self.name(warning.severity))), ("message", .string(warning.message))]
-        case .error(let error, let attempt, let retryIn):
+        case .error(let error, let attempt, let retryIn, let hint):
             if case .object(let described) = Self.describe(error) { fields += described }
+            if let hint { fields.append(("hint", .string(hint))) }
             if let attempt { fields.append(("attempt", .number(Double(attempt)))) }
             if let retryIn { fields.append(("retryInSeconds", .number(retryIn.seconds))) }
         }

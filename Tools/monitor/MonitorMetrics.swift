@@ -85,7 +85,7 @@ public final class MonitorMetrics: Sendable {
             if exportVitals { export(estimate) }
         case .validation(let status):
             for (code, gauge) in validation { gauge.set(to: code == status.code ? 1 : 0) }
-        case .error(let error, _, _):
+        case .error(let error, _, _, _):
             outcomeCounter(error.caseName).increment()
         case .cameraLost(_, let error, _):
             if let error { outcomeCounter(error.caseName).increment() }

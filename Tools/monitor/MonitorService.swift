@@ -102,7 +102,7 @@ public final class MonitorService: Service {
             failure = error
             reason = "failed"
             // The stream says why, not only the exit status.
-            if case .fatal(let cause)? = error as? Failure { emit(.error(cause)) }
+            if case .fatal(let cause)? = error as? Failure { emit(.error(cause, hint: hint(for: cause))) }
         }
         // The camera released and its controls restored before the service says it stopped.
         await feed?.stop()
@@ -113,6 +113,12 @@ public final class MonitorService: Service {
         logger.info("monitor stopped", metadata: ["reason": "\(reason)"])
         if let failure { throw failure }
         if let errno = output.failedWith { throw Failure.outputFailed(errno) }
+    }
+
+    /// What the device node says about a camera error (the SDK's messages are fixed).
+    private func hint(for error: CircadifyError) -> String? {
+        guard case .device(let path) = configuration.input else { return nil }
+        return CameraDevice.explain(error, at: path)
     }
 
     /// Monitors until cancelled; true when a file reached its end (and `loop` is off).
@@ -142,8 +148,10 @@ public final class MonitorService: Service {
                     throw Failure.fatal(error)
                 }
                 let delay = backoff.next()
-                emit(.error(error, attempt: attempt, retryIn: delay))
-                logger.warning("camera not open", metadata: ["error": "\(error.caseName)", "retry-in": "\(delay)"])
+                let hint = hint(for: error)
+                emit(.error(error, attempt: attempt, retryIn: delay, hint: hint))
+                logger.warning("camera not open", metadata: ["error": "\(error.caseName)", "retry-in": "\(delay)",
+                                                              "reason": "\(hint ?? error.errorDescription ?? error.caseName)"])
                 lostSince = lostSince ?? .now
                 try await Task.sleep(for: delay)
                 continue
@@ -174,7 +182,8 @@ public final class MonitorService: Service {
             }
             let delay = backoff.next()
             emit(.cameraLost(source: source, error: ended, retryIn: delay))
-            logger.warning("camera lost", metadata: ["error": "\(ended?.caseName ?? "none")"])
+            logger.warning("camera lost", metadata: ["error": "\(ended?.caseName ?? "none")", "retry-in": "\(delay)",
+                                                      "reason": "\(ended.map { $0.errorDescription ?? $0.caseName } ?? "none")"])
             lostSince = .now
             try await Task.sleep(for: delay)
         }

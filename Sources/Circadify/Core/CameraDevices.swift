@@ -50,6 +50,22 @@ package struct CameraDevice: Sendable, Equatable {
         return (DeviceAccess(a.status), stringFromCBuffer(a.reason))
     }
 
+    /// What a camera error means at `path`, for the person at the terminal: the node's
+    /// access status (missing, permission, not a capture device) or who holds it; nil
+    /// for other errors. The SDK's errors are the seed's fixed messages and say neither.
+    package static func explain(_ error: CircadifyError, at path: String) -> String? {
+        switch error {
+        case .cameraNotAvailable, .cameraPermissionDenied:
+            let (access, reason) = access(path: path)
+            if access != .authorized { return reason.isEmpty ? nil : reason }
+            return "\(path) is not a video capture device; `circadify devices` lists the cameras"
+        case .cameraInUse:
+            return "Another process has \(path) open (`fuser -v \(path)` shows which)"
+        default:
+            return nil
+        }
+    }
+
     init(_ info: ccore_device_info) {
         path = stringFromCBuffer(info.path)
         driver = stringFromCBuffer(info.driver)
