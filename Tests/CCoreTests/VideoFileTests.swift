@@ -123,6 +123,11 @@ import Testing
         ("YUV4MPEG2 W8 H8 F30:0\n", CCORE_E_UNSUPPORTED, "F30:0 is outside"),
         ("YUV4MPEG2 W8 H8 F1:2\n", CCORE_E_UNSUPPORTED, "F1:2 is outside"),
         ("YUV4MPEG2 W8 H8 F4294967295:1\n", CCORE_E_UNSUPPORTED, "is outside"),
+        // A field given twice is a broken writer: which one holds is not guessed.
+        ("YUV4MPEG2 W8 H8 F30:1 F15:1\n", CCORE_E_CORRUPT, "gives F twice"),
+        ("YUV4MPEG2 W8 H8 W16 F30:1\n", CCORE_E_CORRUPT, "gives W twice"),
+        ("YUV4MPEG2 W8 H8 H8 F30:1\n", CCORE_E_CORRUPT, "gives H twice"),
+        ("YUV4MPEG2 W8 H8 F30:1 C420 C444\n", CCORE_E_CORRUPT, "gives C twice"),
         // The header's own bytes in a message: control characters are shown as '?'.
         ("YUV4MPEG2 W8 H8 F30:1 C\u{1b}[31mRED\n", CCORE_E_UNSUPPORTED, "colour space C?[31mRED is not supported"),
         ("YUV4MPEG2 W8 H8 F30:1 C420jpeg\r\n", CCORE_E_UNSUPPORTED, "colour space C420jpeg? is not supported"),

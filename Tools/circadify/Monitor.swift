@@ -58,7 +58,7 @@ struct Monitor: AsyncParsableCommand {
     var logLevel: Logger.Level = .info
 
     static func backoffCap(_ text: String) throws -> Double {
-        guard let value = Double(text), value.isFinite, (1...3600).contains(value) else {
+        guard let value = ArgumentValues.decimal(text), (1...3600).contains(value) else {
             throw ValidationError("--max-backoff is a number of seconds from 1 to 3600")
         }
         return value

@@ -46,8 +46,7 @@ struct Scan: AsyncParsableCommand {
     static let maximumDuration = 3600.0
 
     static func seconds(_ text: String) throws -> Double {
-        guard let value = Double(text), value.isFinite,
-              (minimumDuration...maximumDuration).contains(value) else {
+        guard let value = ArgumentValues.decimal(text), (minimumDuration...maximumDuration).contains(value) else {
             throw ValidationError("a duration is a number of seconds from \(Int(minimumDuration)) (the analysis "
                 + "window) to \(Int(maximumDuration))")
         }

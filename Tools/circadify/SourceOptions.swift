@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 
 /// Where the frames come from, for the commands that take a camera or a file
 /// (scan, preview, monitor): the options, their parsing and the rules between
@@ -24,6 +25,19 @@ struct SourceOptions: ParsableArguments {
         if fps != nil, input == nil {
             throw ValidationError("--fps sets the frame rate of an MJPEG file (--input); a camera runs at its own")
         }
+        if fps != nil, let input, Self.isY4M(input) {
+            throw ValidationError("--fps sets the frame rate of a raw MJPEG file; \(input) is Y4M, whose header gives "
+                + "its own (F)")
+        }
+    }
+
+    /// Whether `path` starts as a Y4M file does; a file that cannot be read is left to the
+    /// command, which says why.
+    static func isY4M(_ path: String) -> Bool {
+        guard let file = fopen(path, "rb") else { return false }
+        defer { fclose(file) }
+        var magic = [UInt8](repeating: 0, count: 9)
+        return fread(&magic, 1, magic.count, file) == magic.count && magic == Array("YUV4MPEG2".utf8)
     }
 
     static func frameRate(_ text: String) throws -> UInt32 {

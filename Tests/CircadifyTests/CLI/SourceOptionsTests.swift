@@ -1,3 +1,4 @@
+import CCoreTestSupport
 import Testing
 
 /// The camera-or-file options that `scan`, `preview` and `monitor` share
@@ -17,6 +18,33 @@ import Testing
         let run = try await CLIProcess.run([command] + mistake.0)
         #expect(run.status == 64, "\(command) \(mistake.0): \(run.stderr)")
         #expect(run.stderr.contains(mistake.1), "\(command) \(mistake.0): \(run.stderr)")
+    }
+
+    /// A Y4M file carries its frame rate: `--fps` with one would be ignored, so it is refused
+    /// (it used to be ignored without a word).
+    @Test(arguments: commands)
+    func fpsWithAY4MFileIsRefused(_ command: String) async throws {
+        let frame = Y4M.flatFrame420(width: 32, height: 24, y: 120, cb: 128, cr: 128)
+        let clip = try TemporaryFile(named: "rate.y4m", contents: Y4M.file(width: 32, height: 24, frames: [frame]))
+        defer { clip.cleanUp() }
+        let run = try await CLIProcess.run([command, "--input", clip.path, "--fps", "15"])
+        #expect(run.status == 64, "\(command): \(run.stderr)")
+        #expect(run.stderr.contains("\(clip.path) is Y4M, whose header gives its own (F)"), "\(command): \(run.stderr)")
+    }
+
+    /// Durations are plain decimals: what `Double(_:)` would also read (hex, exponents) is a
+    /// typo, refused rather than taken as 16 s or 100 s.
+    @Test(arguments: ["0x10", "1e2", "1.2.3", "", "12 "])
+    func aDurationIsAPlainDecimal(_ text: String) async throws {
+        let run = try await CLIProcess.run(["scan", "--input", "/nonexistent.y4m", "--duration", text])
+        #expect(run.status == 64, "'\(text)': \(run.stderr)")
+        #expect(run.stderr.contains("a duration is a number of seconds from 5"), "'\(text)': \(run.stderr)")
+    }
+
+    @Test(arguments: ["12", "12.5", "12."])
+    func plainDecimalDurationsAreTaken(_ text: String) async throws {
+        let run = try await CLIProcess.run(["scan", "--input", "/nonexistent.y4m", "--duration", text])
+        #expect(run.status == 30, "taken, then the missing file: '\(text)': \(run.stderr)")
     }
 
     /// The monitor's own rules, checked after the shared ones.
