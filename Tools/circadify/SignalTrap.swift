@@ -2,13 +2,19 @@ import Dispatch
 import Glibc
 
 /// Turns SIGINT, SIGTERM and SIGHUP into calls while a scan runs, instead of killing the process
-/// with the camera open. The first signal asks for a clean stop; any later one means the
+/// with the camera open. The first signal asks for a clean stop; a later one means the
 /// clean stop is not happening (something hangs), so `again` runs and should exit at once.
+/// One sent twice at once is one request: `timeout` signals the command and then its whole
+/// process group, and a supervisor may do the same, a few microseconds apart.
 final class SignalTrap: @unchecked Sendable {
+    /// Repeats within this long of the first signal are the same request.
+    static let sameRequest = Duration.milliseconds(250)
+
     private let queue = DispatchQueue(label: "circadify.signals")
     private let signals: [Int32]
     private var sources: [DispatchSourceSignal] = []
     private var first: Int32?   // only touched on `queue`
+    private var firstAt = ContinuousClock.now   // only touched on `queue`
 
     init(_ signals: [Int32], first onFirst: @escaping @Sendable (Int32) -> Void,
          again onAgain: @escaping @Sendable (Int32) -> Void) {
@@ -21,8 +27,9 @@ final class SignalTrap: @unchecked Sendable {
                 guard let self else { return }
                 if first == nil {
                     first = number
+                    firstAt = .now
                     onFirst(number)
-                } else {
+                } else if ContinuousClock.now - firstAt >= Self.sameRequest {
                     onAgain(number)
                 }
             }

@@ -47,8 +47,10 @@ import Testing
         #expect(run.stderr.contains("192.0.2.1 is not an address of this machine"), "\(run.stderr)")
     }
 
-    @Test(arguments: [SIGTERM, SIGINT])
-    func aSignalStopsTheServerCleanlyAndFreesThePort(_ signal: Int32) async throws {
+    /// Also when the signal comes twice a millisecond apart, as `timeout` sends it (to the
+    /// command, then to its process group): one request, a clean stop, not a forced exit.
+    @Test(arguments: [(SIGTERM, false), (SIGINT, false), (SIGTERM, true)])
+    func aSignalStopsTheServerCleanlyAndFreesThePort(_ signal: Int32, twice: Bool) async throws {
         let clip = try await ReplayClip.render("still", seconds: 6)
         defer { clip.cleanUp() }
         let port = try Listener().port // free again once the listener is gone
@@ -61,6 +63,10 @@ import Testing
                 if !served { try await Task.sleep(for: .milliseconds(100)) }
             }
             kill(process.processIdentifier, signal)
+            if twice {
+                usleep(1000)
+                kill(process.processIdentifier, signal)
+            }
         }
         #expect(served, "the page was served on port \(port): \(run.stderr)")
         #expect(!run.signalled)
