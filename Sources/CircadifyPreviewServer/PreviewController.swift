@@ -24,6 +24,12 @@ public final class PreviewController {
     private var published: PreviewState?
     private var tasks: [Task<Void, Never>] = []
     private var stopped = false
+    private var toldReplayFailure: CircadifyError?
+
+    /// Called when a replayed file ends with an error (a truncated or corrupt frame) and is
+    /// played again from the start: once per distinct error, so it is said, not repeated
+    /// on every loop.
+    public var onReplayFailure: ((CircadifyError) -> Void)?
 
     /// How often the events carry a new state at most.
     private static let eventInterval = Duration.milliseconds(100)
@@ -46,6 +52,9 @@ public final class PreviewController {
     /// - Throws: the camera's `CircadifyError` when it cannot be opened the first time.
     public func start() async throws {
         preview.start()
+        camera.addObserver(self) { [weak self] event in
+            if case .ended(let failure?) = event { self?.replayEnded(with: failure) }
+        }
         try await open()
         let updates = sdk.updates()
         tasks.append(Task { [weak self] in
@@ -99,6 +108,7 @@ public final class PreviewController {
     /// Cancels a running scan, stops monitoring and releases the camera.
     public func stop() async {
         stopped = true
+        camera.removeObserver(self)
         for task in tasks { task.cancel() }
         tasks.removeAll()
         if let scan {
@@ -130,6 +140,12 @@ public final class PreviewController {
                 if !loops { try? await Task.sleep(for: Self.retryInterval) }
             }
         }
+    }
+
+    private func replayEnded(with failure: CircadifyError) {
+        guard loops, !stopped, failure != toldReplayFailure else { return }
+        toldReplayFailure = failure
+        onReplayFailure?(failure)
     }
 
     private func finish(_ outcome: Result<VitalSignsResult, CircadifyError>) {

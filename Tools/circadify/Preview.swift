@@ -66,6 +66,10 @@ struct Preview: AsyncParsableCommand {
         let controller = PreviewController(
             sdk: try CircadifySDK(apiKey: Self.apiKey), camera: camera, video: video, events: events,
             options: MeasurementOptions(duration: duration), source: label, loops: from.input != nil)
+        controller.onReplayFailure = { failure in
+            Terminal.writeError("circadify preview: \(source): \(failure.errorDescription ?? failure.caseName); "
+                + "playing it again from the start\n")
+        }
         let routes = PreviewRoutes(video: video, events: events) { await controller.startScan() }
         // Trapped before the page is reachable: a signal from then on stops everything cleanly,
         // even one that comes while the camera is still opening (it is acted on right after).

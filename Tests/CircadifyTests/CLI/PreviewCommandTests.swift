@@ -1,3 +1,4 @@
+import CCoreTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -74,6 +75,24 @@ import Testing
         #expect(run.stdout.contains("http://127.0.0.1:\(port)/"))
         #expect(run.stderr.contains("stopped, camera released"), "\(run.stderr)")
         #expect(throws: Never.self, "the port is free again") { _ = try Listener(port: port) }
+    }
+
+    /// A file whose last frame is cut short is played again from the start, as any file is,
+    /// and says so once, not on every loop (it used to loop without a word).
+    @Test func aTruncatedFileSaysSoOnceAndLoops() async throws {
+        let frame = Y4M.flatFrame420(width: 32, height: 24, y: 120, cb: 128, cr: 128)
+        let whole = Y4M.file(width: 32, height: 24, frames: Array(repeating: frame, count: 10))
+        let clip = try TemporaryFile(named: "cut.y4m", contents: Array(whole.dropLast(500)))
+        defer { clip.cleanUp() }
+        let run = try await CLIProcess.run(["preview", "--input", clip.path, "--port", "0"],
+                                           timeout: .seconds(60)) { process in
+            try await Task.sleep(for: .seconds(3)) // ten loops of a third of a second at least
+            kill(process.processIdentifier, SIGTERM)
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        let told = run.stderr.components(separatedBy: "frame 9 is truncated").count - 1
+        #expect(told == 1, "said once: \(run.stderr)")
+        #expect(run.stderr.contains("playing it again from the start"), "\(run.stderr)")
     }
 
     /// Whether GET / on the port answers 200.
