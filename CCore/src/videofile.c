@@ -129,13 +129,14 @@ static int parse_y4m_header(ccore_videofile *vf) {
     ccore_pixel_format format = CCORE_PIXEL_YUV420;
     vf->info.range = CCORE_RANGE_LIMITED;
     char *save = NULL;
-    unsigned seen = 0; /* W, H, F, C given: a second one is a broken writer, not a choice to guess at */
+    static const char once_fields[] = "WHFC"; /* a second one is a broken writer, not a choice to guess at */
+    unsigned seen = 0;
     for (char *tok = strtok_r(line + 9, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         char *end = NULL;
         int bad = 0;
-        const char *once = strchr("WHFC", tok[0]);
-        if (tok[0] != '\0' && once) {
-            unsigned bit = 1u << (once - "WHFC");
+        const char *once = tok[0] != '\0' ? strchr(once_fields, tok[0]) : NULL;
+        if (once) {
+            unsigned bit = 1u << (once - once_fields);
             if (seen & bit) return set_error(vf, CCORE_E_CORRUPT, "Y4M header gives %c twice", tok[0]);
             seen |= bit;
         }

@@ -44,6 +44,32 @@ import Testing
         #expect(timed > 200 && timed <= 240, "\(timed) frames timed")
     }
 
+    /// A pulse-free face: the SDK retries four times a second and never gets a pulse. Each
+    /// reading is counted (`qualityTooLow`), but a line of nulls is written once in a row,
+    /// not four a second.
+    @Test func anUnsureReadingIsWrittenOnceAndCountedEachTime() async throws {
+        let clip = try await Clip.render(seconds: 12, heartRate: 70, scenario: "nopulse")
+        defer { clip.cleanUp() }
+        let lines = Lines()
+        let metrics = MonitorMetrics()
+        var configuration = MonitorService.Configuration(input: .file(clip.path, fps: 30, loop: false))
+        configuration.replayPace = .asFastAsProcessed
+        let service = MonitorService(configuration: configuration, metrics: metrics, logger: Self.logger,
+                                     write: lines.write)
+        try await service.run()
+        let estimates = try lines.objects().filter { $0["type"] as? String == "estimate" }
+        let isEmpty = { (o: [String: Any]) in o["pulse"] is NSNull && o["breathing"] is NSNull && o["hrvMs"] is NSNull }
+        #expect(estimates.contains(where: isEmpty), "the unsure reading is said")
+        for (one, next) in zip(estimates, estimates.dropFirst()) {
+            #expect(!(isEmpty(one) && isEmpty(next)), "two lines of nulls in a row: \(one), \(next)")
+        }
+        let withoutPulse = estimates.filter { $0["pulse"] is NSNull }.count
+        let counted = try #require(MonitorMetricsTests.value("circadify_outcomes_total{outcome=\"qualityTooLow\"}",
+                                                             in: metrics))
+        #expect(counted > Double(withoutPulse), "every reading counted, \(counted), more than the \(withoutPulse) written")
+        #expect(MonitorMetricsTests.value("circadify_outcomes_total{outcome=\"measured\"}", in: metrics) ?? 0 == 0)
+    }
+
     /// SIGTERM's path: the group shuts down gracefully, the service stops monitoring,
     /// releases the file and says so last.
     @Test func aLoopedFileRunsUntilShutdownThenIsReleased() async throws {
@@ -168,14 +194,14 @@ struct Clip: Sendable {
     var folder: URL
     var path: String
 
-    static func render(seconds: Float, heartRate: Float) async throws -> Clip {
+    static func render(seconds: Float, heartRate: Float, scenario: String = "still") async throws -> Clip {
         try await withCheckedThrowingContinuation { continuation in
             // Seconds of C rendering on a thread of its own, not one of the concurrency pool's.
             Thread {
                 continuation.resume(with: Result {
                     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circadify-monitor-\(UUID())")
                     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                    let clip = try ClipRenderer.render(scenario: "still", seed: 1, into: folder, name: "still") { options in
+                    let clip = try ClipRenderer.render(scenario: scenario, seed: 1, into: folder, name: scenario) { options in
                         options.width = 320
                         options.height = 240
                         options.duration_s = seconds

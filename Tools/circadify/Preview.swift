@@ -67,7 +67,9 @@ struct Preview: AsyncParsableCommand {
             sdk: try CircadifySDK(apiKey: Self.apiKey), camera: camera, video: video, events: events,
             options: MeasurementOptions(duration: duration), source: label, loops: from.input != nil)
         controller.onReplayFailure = { failure in
-            Terminal.writeError("circadify preview: \(source): \(failure.errorDescription ?? failure.caseName); "
+            // The reader's messages name the file already.
+            let said = failure.errorDescription ?? failure.caseName
+            Terminal.writeError("circadify preview: \(said.contains(source) ? said : "\(source): \(said)"); "
                 + "playing it again from the start\n")
         }
         let routes = PreviewRoutes(video: video, events: events) { await controller.startScan() }

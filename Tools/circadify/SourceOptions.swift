@@ -31,13 +31,18 @@ struct SourceOptions: ParsableArguments {
         }
     }
 
-    /// Whether `path` starts as a Y4M file does; a file that cannot be read is left to the
-    /// command, which says why.
+    /// Whether `path` is a regular file that starts as a Y4M file does. Anything else (no
+    /// such file, a FIFO, a device) is left to the command, which says why: opened without
+    /// blocking and never read unless regular, as the core's reader does, so a FIFO with no
+    /// writer cannot hang the check.
     static func isY4M(_ path: String) -> Bool {
-        guard let file = fopen(path, "rb") else { return false }
-        defer { fclose(file) }
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
         var magic = [UInt8](repeating: 0, count: 9)
-        return fread(&magic, 1, magic.count, file) == magic.count && magic == Array("YUV4MPEG2".utf8)
+        return read(fd, &magic, magic.count) == magic.count && magic == Array("YUV4MPEG2".utf8)
     }
 
     static func frameRate(_ text: String) throws -> UInt32 {

@@ -1,15 +1,14 @@
 import Circadify
 
 /// Turns the SDK's headless states (`CircadifySDK.updates()`) into the monitor's
-/// events: an `estimate` for each new live reading (one with nothing confident in it
-/// once, not on every retry), a `validation` when the status changes. Keeps only the last reading's marks, so it stays the same size however
+/// events: an `estimate` for each new live reading, a `validation` when the status
+/// changes. Keeps only the last reading's marks, so it stays the same size however
 /// long it runs.
 public struct HeadlessFollower: Sendable {
     private var lastMetrics: Metrics?
     private var lastPulseTime = -Double.infinity
     private var lastBreathingTime = -Double.infinity
     private var lastValidation: ValidationStatus.Code?
-    private var lastWasEmpty = false
 
     public init() {}
 
@@ -33,7 +32,6 @@ public struct HeadlessFollower: Sendable {
             lastMetrics = nil
             lastPulseTime = -.infinity
             lastBreathingTime = -.infinity
-            lastWasEmpty = false
             return events
         }
         guard metrics != lastMetrics else { return events }
@@ -49,11 +47,7 @@ public struct HeadlessFollower: Sendable {
             estimate.breathing = .init(value: rate.value, confidence: rate.confidence)
             estimate.mediaTime = max(estimate.mediaTime ?? rate.time, rate.time)
         }
-        // A reading with nothing confident in it says "unsure" once: before the first
-        // confident pulse, and on a pulse-free face, the SDK retries four times a second.
-        let empty = estimate == Estimate()
-        if !(empty && lastWasEmpty) { events.append(.estimate(estimate)) }
-        lastWasEmpty = empty
+        events.append(.estimate(estimate))
         return events
     }
 }

@@ -25,7 +25,8 @@ public struct MetricsServer: Service {
         public var description: String
     }
 
-    /// Listens on `host:port` (0 picks a port); serving starts with `run()`.
+    /// Listens on `host:port` (0 picks a port); serving starts with `run()`. Follow it with
+    /// `run()` or, when the service will not run after all, `close()`: the port is held until.
     public static func listen(host: String, port: Int, registry: PrometheusCollectorRegistry, logger: Logger)
         async throws(BindFailure) -> MetricsServer {
         do {
@@ -62,6 +63,11 @@ public struct MetricsServer: Service {
         self.port = port
         self.channel = channel
         self.logger = logger
+    }
+
+    /// Stops listening without having served (a `run()` that has started ends too).
+    public func close() async {
+        try? await channel.close()
     }
 
     /// Serves until the group shuts down gracefully.

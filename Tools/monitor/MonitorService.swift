@@ -137,6 +137,7 @@ public final class MonitorService: Service {
             try Task.checkCancellation()
             // Every state of the last session has been read (its end was the last one).
             follower.reset()
+            unsureSaid = false
             attempt += 1
             do {
                 try await sdk.startMonitoring(camera: camera)
@@ -217,9 +218,19 @@ public final class MonitorService: Service {
         }
     }
 
+    /// The last estimate line had nothing confident in it. Until a pulse is clear (and on a
+    /// pulse-free face for good) the SDK retries four times a second: each such reading is
+    /// counted, but written once, not four lines of nulls a second.
+    @MainActor private var unsureSaid = false
+
     @MainActor
     private func emit(_ event: MonitorEvent) {
         metrics?.record(event)
+        if case .estimate(let estimate) = event {
+            let unsure = estimate == Estimate()
+            defer { unsureSaid = unsure }
+            if unsure, unsureSaid { return }
+        }
         output.write(event)
     }
 

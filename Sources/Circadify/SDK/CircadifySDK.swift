@@ -174,8 +174,8 @@ public final class CircadifySDK {
             }
             guard let self else { return await camera.releaseHeldReplay() }
             // Its measurement was cancelled (whether or not it has finished throwing), and no
-            // later one runs, which may be waiting to measure this camera: a replay held for it goes on.
-            let laterOneRuns = isMeasuring && measurementNumber != id
+            // later one runs on this camera, which may be waiting to measure it: a replay held for it goes on.
+            let laterOneRuns = isMeasuring && measurementNumber != id && self.camera === camera
             if !resumeOpenWaiter(id, outcome), case .success = outcome, !laterOneRuns { await camera.releaseHeldReplay() }
         }
         try await withTaskCancellationHandler {

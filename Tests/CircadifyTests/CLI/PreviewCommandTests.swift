@@ -84,14 +84,24 @@ import Testing
         let whole = Y4M.file(width: 32, height: 24, frames: Array(repeating: frame, count: 10))
         let clip = try TemporaryFile(named: "cut.y4m", contents: Array(whole.dropLast(500)))
         defer { clip.cleanUp() }
-        let run = try await CLIProcess.run(["preview", "--input", clip.path, "--port", "0"],
+        let port = try Listener().port
+        var served = false
+        let run = try await CLIProcess.run(["preview", "--input", clip.path, "--port", String(port)],
                                            timeout: .seconds(60)) { process in
-            try await Task.sleep(for: .seconds(3)) // ten loops of a third of a second at least
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline, process.isRunning, !served {
+                served = Self.answers(port: port)
+                if !served { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            try await Task.sleep(for: .seconds(3)) // a third of a second a loop: several loops
             kill(process.processIdentifier, SIGTERM)
         }
-        #expect(run.status == 0, "\(run.stderr)")
+        #expect(served && run.status == 0, "\(run.stderr)")
         let told = run.stderr.components(separatedBy: "frame 9 is truncated").count - 1
         #expect(told == 1, "said once: \(run.stderr)")
+        #expect(run.stderr.contains("circadify preview: \(clip.path): frame 9 is truncated")
+                || run.stderr.contains("Frame capture failed: \(clip.path): frame 9 is truncated"), "\(run.stderr)")
+        #expect(run.stderr.components(separatedBy: clip.path).count - 1 == 1, "the file named once: \(run.stderr)")
         #expect(run.stderr.contains("playing it again from the start"), "\(run.stderr)")
     }
 

@@ -1,4 +1,6 @@
 import CCoreTestSupport
+import Foundation
+import Glibc
 import Testing
 
 /// The camera-or-file options that `scan`, `preview` and `monitor` share
@@ -30,6 +32,17 @@ import Testing
         let run = try await CLIProcess.run([command, "--input", clip.path, "--fps", "15"])
         #expect(run.status == 64, "\(command): \(run.stderr)")
         #expect(run.stderr.contains("\(clip.path) is Y4M, whose header gives its own (F)"), "\(command): \(run.stderr)")
+    }
+
+    /// The Y4M check never blocks: a FIFO with no writer given with `--fps` is refused by the
+    /// reader as a FIFO at once, as without `--fps` (a blocking open hung here).
+    @Test func fpsWithAFIFOIsNotAHang() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fps-\(UUID()).fifo").path
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        let run = try await CLIProcess.run(["scan", "--input", path, "--fps", "15"], timeout: .seconds(20))
+        #expect(!run.signalled, "killed at the timeout: the check blocked")
+        #expect(run.status == 30 && run.stderr.contains("is a FIFO (named pipe)"), "\(run.status): \(run.stderr)")
     }
 
     /// Durations are plain decimals: what `Double(_:)` would also read (hex, exponents) is a

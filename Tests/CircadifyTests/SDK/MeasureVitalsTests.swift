@@ -170,6 +170,36 @@ import Testing
         await #expect(throws: CircadifyError.cancelled) { _ = try await task.value }
     }
 
+    /// A measurement cancelled while its camera X opens, then the next one on camera Y: X's
+    /// replay, held at its first frame for the cancelled one, goes on once X is open. (The
+    /// later measurement is not X's, and nothing else lets a held replay go.)
+    @Test func aCancelledOpeningRunsOnWhenTheNextMeasurementIsOnAnotherCamera() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 4)
+        let long = try await ReplayClip.render("still", seconds: 20)
+        defer { clip.cleanUp(); long.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let x = CircadifyCamera(replaying: clip.path, pace: .asFastAsProcessed)
+        let held = HeldOpening(x)
+        let first = Task { try await sdk.measureVitals(camera: x, options: MeasurementOptions(duration: 5)) }
+        try #require(await held.waitUntilHeld())
+        sdk.cancel()
+        await #expect(throws: CircadifyError.cancelled) { _ = try await first.value }
+        let y = CircadifyCamera(replaying: long.path, pace: .realtime)
+        let second = Task { try await sdk.measureVitals(camera: y, options: MeasurementOptions(duration: 15)) }
+        for _ in 0..<500 where sdk.progress == nil { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(sdk.progress != nil, "the second measurement runs")
+        held.release()
+        for _ in 0..<500 where !x.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(x.isRunning, "X opened after the cancel")
+        // 4 s of frames at processing speed: ended well within 60 s unless held for good.
+        for _ in 0..<3000 where x.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!x.isRunning, "X's replay ran to its end, not held for a measurement on Y")
+        sdk.cancel()
+        _ = try? await second.value
+        await y.release()
+        await x.release()
+    }
+
     /// Cancelled while waiting for a face (none comes): the camera keeps running.
     @Test func cancelWhileSettling() async throws {
         let clip = try await ReplayClip.render("no-face", seconds: 12)
