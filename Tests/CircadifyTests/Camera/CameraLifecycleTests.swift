@@ -27,6 +27,32 @@ import Testing
         #expect(openDescriptorCount(to: clip.path) == 0, "the clip is still open")
     }
 
+    /// Observers (the SDK, the preview, the monitor) hear `.ended` once per session: on a
+    /// `stop()`, whose session's own end comes later, and at a replay's end.
+    @Test func observersHearTheEndOnce() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 1)
+        defer { clip.cleanUp() }
+        final class Ends { var failures: [CircadifyError?] = [] }
+        let ends = Ends()
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        camera.addObserver(ends) { event in if case .ended(let failure) = event { ends.failures.append(failure) } }
+        try await camera.start()
+        camera.stop()
+        await camera.release()
+        try await Task.sleep(for: .milliseconds(300)) // a late second word would land meanwhile
+        #expect(ends.failures.count == 1 && ends.failures.first! == nil, "after stop(): \(ends.failures)")
+
+        ends.failures.removeAll()
+        try await camera.start()
+        for _ in 0..<500 where camera.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!camera.isRunning, "the 1 s replay ended")
+        camera.stop() // after its end: nothing more to say
+        await camera.release()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(ends.failures.count == 1 && ends.failures.first! == nil, "at the end of the file: \(ends.failures)")
+        camera.removeObserver(ends)
+    }
+
     /// stop() while start() is under way is honoured: the camera ends up stopped.
     @Test func stopDuringStartIsHonoured() async throws {
         let clip = try await ReplayClip.render("still", seconds: 2)
