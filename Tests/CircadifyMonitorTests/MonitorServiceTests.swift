@@ -13,16 +13,21 @@ import Testing
 @Suite(.serialized) struct MonitorServiceTests {
     static let logger = Logger(label: "monitor-tests")
 
+    /// The service over the file once, as fast as it is processed: what it wrote and counted.
+    static func followToItsEnd(_ path: String) async throws -> (Lines, MonitorMetrics) {
+        let lines = Lines()
+        let metrics = MonitorMetrics()
+        var configuration = MonitorService.Configuration(input: .file(path, fps: 30, loop: false))
+        configuration.replayPace = .asFastAsProcessed
+        let service = MonitorService(configuration: configuration, metrics: metrics, logger: logger, write: lines.write)
+        try await service.run()
+        return (lines, metrics)
+    }
+
     @Test func aFileIsFollowedToItsEndAndReleased() async throws {
         let clip = try await Clip.render(seconds: 8, heartRate: 72)
         defer { clip.cleanUp() }
-        let lines = Lines()
-        let metrics = MonitorMetrics()
-        var configuration = MonitorService.Configuration(input: .file(clip.path, fps: 30, loop: false))
-        configuration.replayPace = .asFastAsProcessed
-        let service = MonitorService(configuration: configuration, metrics: metrics, logger: Self.logger,
-                                     write: lines.write)
-        try await service.run()
+        let (lines, metrics) = try await Self.followToItsEnd(clip.path)
         let objects = try lines.objects()
         #expect(objects.first?["type"] as? String == "service" && objects.first?["state"] as? String == "started")
         #expect(objects.dropFirst().first?["state"] as? String == "opened")
@@ -50,13 +55,7 @@ import Testing
     @Test func anUnsureReadingIsWrittenOnceAndCountedEachTime() async throws {
         let clip = try await Clip.render(seconds: 12, heartRate: 70, scenario: "nopulse")
         defer { clip.cleanUp() }
-        let lines = Lines()
-        let metrics = MonitorMetrics()
-        var configuration = MonitorService.Configuration(input: .file(clip.path, fps: 30, loop: false))
-        configuration.replayPace = .asFastAsProcessed
-        let service = MonitorService(configuration: configuration, metrics: metrics, logger: Self.logger,
-                                     write: lines.write)
-        try await service.run()
+        let (lines, metrics) = try await Self.followToItsEnd(clip.path)
         let estimates = try lines.objects().filter { $0["type"] as? String == "estimate" }
         let isEmpty = { (o: [String: Any]) in o["pulse"] is NSNull && o["breathing"] is NSNull && o["hrvMs"] is NSNull }
         #expect(estimates.contains(where: isEmpty), "the unsure reading is said")

@@ -58,11 +58,7 @@ import Testing
         var served = false
         let run = try await CLIProcess.run(["preview", "--input", clip.path, "--port", String(port)],
                                            timeout: .seconds(60)) { process in
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline, process.isRunning, !served {
-                served = Self.answers(port: port)
-                if !served { try await Task.sleep(for: .milliseconds(100)) }
-            }
+            served = try await Self.waitUntilServed(port: port, by: process)
             kill(process.processIdentifier, signal)
             if twice {
                 usleep(1000)
@@ -88,11 +84,7 @@ import Testing
         var served = false
         let run = try await CLIProcess.run(["preview", "--input", clip.path, "--port", String(port)],
                                            timeout: .seconds(60)) { process in
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline, process.isRunning, !served {
-                served = Self.answers(port: port)
-                if !served { try await Task.sleep(for: .milliseconds(100)) }
-            }
+            served = try await Self.waitUntilServed(port: port, by: process)
             try await Task.sleep(for: .seconds(3)) // a third of a second a loop: several loops
             kill(process.processIdentifier, SIGTERM)
         }
@@ -103,6 +95,16 @@ import Testing
                 || run.stderr.contains("Frame capture failed: \(clip.path): frame 9 is truncated"), "\(run.stderr)")
         #expect(run.stderr.components(separatedBy: clip.path).count - 1 == 1, "the file named once: \(run.stderr)")
         #expect(run.stderr.contains("playing it again from the start"), "\(run.stderr)")
+    }
+
+    /// Whether the page comes up on `port` within 30 s (false: the process ended or never served).
+    private static func waitUntilServed(port: Int, by process: Process) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, process.isRunning {
+            if answers(port: port) { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
     }
 
     /// Whether GET / on the port answers 200.
