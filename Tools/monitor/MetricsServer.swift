@@ -26,7 +26,7 @@ public struct MetricsServer: Service {
     }
 
     /// Listens on `host:port` (0 picks a port); serving starts with `run()`. Follow it with
-    /// `run()` or, when the service will not run after all, `close()`: the port is held until.
+    /// `run()` or, when the service will not run after all, `close()`: the port is held until then.
     public static func listen(host: String, port: Int, registry: PrometheusCollectorRegistry, logger: Logger)
         async throws(BindFailure) -> MetricsServer {
         do {
