@@ -25,24 +25,33 @@ struct SourceOptions: ParsableArguments {
         if fps != nil, input == nil {
             throw ValidationError("--fps sets the frame rate of an MJPEG file (--input); a camera runs at its own")
         }
-        if fps != nil, let input, Self.isY4M(input) {
-            throw ValidationError("--fps sets the frame rate of a raw MJPEG file; \(input) is Y4M, whose header gives "
-                + "its own (F)")
+        // A Y4M file is read at its header's rate whatever --fps says: the same rate is
+        // harmless (a script that passes --fps for every file), another one a mistake.
+        if let fps, let input, let own = Self.y4mFrameRate(input), abs(own - Double(fps)) > 0.005 * own {
+            throw ValidationError("--fps \(fps) sets the frame rate of a raw MJPEG file; \(input) is Y4M at "
+                + "\(own == own.rounded() ? String(Int(own)) : String((own * 1000).rounded() / 1000)) fps by its header: drop --fps")
         }
     }
 
-    /// Whether `path` is a regular file that starts as a Y4M file does. Anything else (no
-    /// such file, a FIFO, a device) is left to the command, which says why: opened without
-    /// blocking and never read unless regular, as the core's reader does, so a FIFO with no
-    /// writer cannot hang the check.
-    static func isY4M(_ path: String) -> Bool {
+    /// The frame rate a Y4M file is read at (its header's F, 30 without one); nil for
+    /// anything else, left to the command, which says why. Opened without blocking and
+    /// never read unless regular, as the core's reader does: a FIFO cannot hang the check.
+    static func y4mFrameRate(_ path: String) -> Double? {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return nil }
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
-        var magic = [UInt8](repeating: 0, count: 9)
-        return read(fd, &magic, magic.count) == magic.count && magic == Array("YUV4MPEG2".utf8)
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        var head = [UInt8](repeating: 0, count: 1024)
+        let count = read(fd, &head, head.count)
+        guard count > 0 else { return nil }
+        let line = head.prefix(count).prefix { $0 != UInt8(ascii: "\n") }
+        let fields = String(decoding: line, as: UTF8.self).split(separator: " ")
+        guard fields.first == "YUV4MPEG2" else { return nil }
+        guard let rate = fields.first(where: { $0.hasPrefix("F") }) else { return 30 }
+        let parts = rate.dropFirst().split(separator: ":")
+        guard parts.count == 2, let n = Double(parts[0]), let d = Double(parts[1]), n > 0, d > 0 else { return nil }
+        return n / d
     }
 
     static func frameRate(_ text: String) throws -> UInt32 {

@@ -22,16 +22,28 @@ import Testing
         #expect(run.stderr.contains(mistake.1), "\(command) \(mistake.0): \(run.stderr)")
     }
 
-    /// A Y4M file carries its frame rate: `--fps` with one would be ignored, so it is refused
-    /// (it used to be ignored without a word).
+    /// A Y4M file carries its frame rate: `--fps` with another one would be ignored, so it is
+    /// refused (it used to be ignored without a word); the same rate is harmless.
     @Test(arguments: commands)
-    func fpsWithAY4MFileIsRefused(_ command: String) async throws {
+    func fpsAgainstAY4MFilesOwnRateIsRefused(_ command: String) async throws {
         let frame = Y4M.flatFrame420(width: 32, height: 24, y: 120, cb: 128, cr: 128)
         let clip = try TemporaryFile(named: "rate.y4m", contents: Y4M.file(width: 32, height: 24, frames: [frame]))
         defer { clip.cleanUp() }
         let run = try await CLIProcess.run([command, "--input", clip.path, "--fps", "15"])
         #expect(run.status == 64, "\(command): \(run.stderr)")
-        #expect(run.stderr.contains("\(clip.path) is Y4M, whose header gives its own (F)"), "\(command): \(run.stderr)")
+        #expect(run.stderr.contains("--fps 15 sets the frame rate of a raw MJPEG file; \(clip.path) is Y4M at 30 fps "
+                                    + "by its header"), "\(command): \(run.stderr)")
+    }
+
+    /// 30 for 30:1, and for NTSC's 30000:1001 (29.97): within half a percent, the same rate.
+    @Test(arguments: ["30:1", "30000:1001"])
+    func fpsThatAgreesWithAY4MFileIsTaken(_ rate: String) async throws {
+        let frame = Y4M.flatFrame420(width: 32, height: 24, y: 120, cb: 128, cr: 128)
+        let clip = try TemporaryFile(named: "rate.y4m",
+                                     contents: Y4M.file(width: 32, height: 24, fps: rate, frames: [frame]))
+        defer { clip.cleanUp() }
+        let run = try await CLIProcess.run(["scan", "--input", clip.path, "--fps", "30", "--duration", "5"])
+        #expect(run.status == 30 && run.stderr.contains("holds only"), "\(rate): read, then too short: \(run.stderr)")
     }
 
     /// The Y4M check never blocks: a FIFO with no writer given with `--fps` is refused by the
