@@ -1,5 +1,5 @@
 import ArgumentParser
-import Glibc
+import Circadify
 
 /// Where the frames come from, for the commands that take a camera or a file
 /// (scan, preview, monitor): the options, their parsing and the rules between
@@ -27,31 +27,12 @@ struct SourceOptions: ParsableArguments {
         }
         // A Y4M file is read at its header's rate whatever --fps says: the same rate is
         // harmless (a script that passes --fps for every file), another one a mistake.
-        if let fps, let input, let own = Self.y4mFrameRate(input), abs(own - Double(fps)) > 0.005 * own {
-            throw ValidationError("--fps \(fps) sets the frame rate of a raw MJPEG file; \(input) is Y4M at "
-                + "\(own == own.rounded() ? String(Int(own)) : String((own * 1000).rounded() / 1000)) fps by its header: drop --fps")
+        if let fps, let input, let own = VideoFileHeader.y4mFrameRate(path: input),
+           abs(own - Double(fps)) > 0.005 * own {
+            let rate = own == own.rounded() ? String(Int(own)) : String((own * 1000).rounded() / 1000)
+            throw ValidationError("--fps \(fps) sets the frame rate of a raw MJPEG file; \(input) is Y4M at \(rate) fps "
+                + "by its header: drop --fps")
         }
-    }
-
-    /// The frame rate a Y4M file is read at (its header's F, 30 without one); nil for
-    /// anything else, left to the command, which says why. Opened without blocking and
-    /// never read unless regular, as the core's reader does: a FIFO cannot hang the check.
-    static func y4mFrameRate(_ path: String) -> Double? {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        var head = [UInt8](repeating: 0, count: 1024)
-        let count = read(fd, &head, head.count)
-        guard count > 0 else { return nil }
-        let line = head.prefix(count).prefix { $0 != UInt8(ascii: "\n") }
-        let fields = String(decoding: line, as: UTF8.self).split(separator: " ")
-        guard fields.first == "YUV4MPEG2" else { return nil }
-        guard let rate = fields.first(where: { $0.hasPrefix("F") }) else { return 30 }
-        let parts = rate.dropFirst().split(separator: ":")
-        guard parts.count == 2, let n = Double(parts[0]), let d = Double(parts[1]), n > 0, d > 0 else { return nil }
-        return n / d
     }
 
     static func frameRate(_ text: String) throws -> UInt32 {
