@@ -27,7 +27,7 @@ uint64_t ccore_pixel_format_frame_size(ccore_pixel_format format, uint32_t width
     uint64_t luma = (uint64_t)width * height;
     uint64_t half_w = (width + 1) / 2, half_h = (height + 1) / 2;
     switch (format) {
-    case CCORE_PIXEL_YUYV: return luma * 2;
+    case CCORE_PIXEL_YUYV: return width % 2 ? 0 : luma * 2; /* a pixel pair shares U and V */
     case CCORE_PIXEL_NV12:
     case CCORE_PIXEL_YUV420: return luma + 2 * half_w * half_h;
     case CCORE_PIXEL_YUV422P: return luma + 2 * half_w * height;
@@ -50,7 +50,10 @@ int ccore_image_wrap_packed(ccore_image *image, ccore_pixel_format format, ccore
     image->plane0 = data;
     uint32_t half_w = (width + 1) / 2, half_h = (height + 1) / 2;
     switch (format) {
-    case CCORE_PIXEL_YUYV: image->stride0 = width * 2; break;
+    case CCORE_PIXEL_YUYV:
+        if (width % 2) return -EINVAL; /* the last pixel's pair, and its V, would lie past the row */
+        image->stride0 = width * 2;
+        break;
     case CCORE_PIXEL_RGB24: image->stride0 = width * 3; break;
     case CCORE_PIXEL_GRAY: image->stride0 = width; break;
     case CCORE_PIXEL_NV12:
@@ -122,8 +125,11 @@ static uint64_t chroma_row_bytes(ccore_pixel_format format, uint32_t width) {
 uint64_t ccore_image_strided_size(ccore_pixel_format format, uint32_t width, uint32_t height,
                                   uint32_t bytes_per_line) {
     uint64_t row = packed_row_bytes(format, width);
-    if (row == 0 || width == 0 || height == 0) return 0;
-    uint64_t bpl = bytes_per_line ? bytes_per_line : row;
+    if (row == 0 || width == 0 || height == 0 || (format == CCORE_PIXEL_YUYV && width % 2)) return 0;
+    /* 0: rows packed, chroma rows as long as they need (not half a luma row, which
+     * is short by one byte at an odd width). */
+    if (bytes_per_line == 0) return ccore_pixel_format_frame_size(format, width, height);
+    uint64_t bpl = bytes_per_line;
     if (bpl < row || bpl > UINT32_MAX) return 0;
     uint32_t cbpl, crows;
     chroma_strides(format, (uint32_t)bpl, &cbpl, &crows, height);

@@ -253,7 +253,7 @@ static int read_header(ccore_jpeg *jpeg, const uint8_t *data, size_t size) {
 }
 
 int ccore_jpeg_peek_size(ccore_jpeg *jpeg, const uint8_t *data, size_t size, uint32_t *width, uint32_t *height) {
-    if (!jpeg || !data || size == 0 || size > (size_t)0x7fffffff) return -EINVAL;
+    if (!jpeg || !data || !width || !height || size == 0 || size > (size_t)0x7fffffff) return -EINVAL;
     if (setjmp(jpeg->errors.jump)) return failed(jpeg);
     int rc = read_header(jpeg, data, size);
     if (rc < 0) return rc;

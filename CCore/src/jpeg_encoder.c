@@ -128,6 +128,10 @@ int ccore_jpeg_encode(const ccore_image *image, int quality, uint8_t **out, size
                          quality, 0);
         break;
     case CCORE_PIXEL_YUYV: {
+        if (w % 2) { /* pixels in pairs: an odd width has no V for its last one */
+            tjDestroy(enc);
+            return -EINVAL;
+        }
         size_t half = (size_t)(w + 1) / 2;
         scratch = malloc((size_t)w * h + 2 * half * h);
         if (!scratch) {

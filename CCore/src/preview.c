@@ -39,7 +39,8 @@ void ccore_preview_fit(uint32_t fw, uint32_t fh, uint32_t max_side, uint32_t *wi
 int ccore_image_rgb_preview(const ccore_image *im, uint8_t *dst, uint32_t width, uint32_t height) {
     if (!im || !dst || width == 0 || height == 0 || im->width == 0 || im->height == 0 || !im->plane0) return -EINVAL;
     switch (im->format) {
-    case CCORE_PIXEL_YUYV: case CCORE_PIXEL_RGB24: case CCORE_PIXEL_GRAY: break;
+    case CCORE_PIXEL_YUYV: if (im->width % 2) return -EINVAL; break; /* whole pixel pairs */
+    case CCORE_PIXEL_RGB24: case CCORE_PIXEL_GRAY: break;
     case CCORE_PIXEL_NV12: if (!im->plane1) return -EINVAL; break;
     case CCORE_PIXEL_YUV420: case CCORE_PIXEL_YUV422P: case CCORE_PIXEL_YUV444P:
         if (!im->plane1 || !im->plane2) return -EINVAL;

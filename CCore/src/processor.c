@@ -356,7 +356,10 @@ static int copy_planes(const ccore_image *im, uint8_t *dst, size_t room, ccore_i
     size_t w = im->width, h = im->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
     size_t row[3] = {w, 0, 0}, rows[3] = {h, 0, 0};
     switch (im->format) {
-    case CCORE_PIXEL_YUYV: row[0] = cw * 4; break;
+    case CCORE_PIXEL_YUYV:
+        if (w % 2) return -EINVAL; /* pixels in pairs (ccore_image_wrap_packed refuses it too) */
+        row[0] = w * 2;
+        break;
     case CCORE_PIXEL_RGB24: row[0] = w * 3; break;
     case CCORE_PIXEL_GRAY: break;
     case CCORE_PIXEL_NV12: row[1] = cw * 2; rows[1] = ch; break;

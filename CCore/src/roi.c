@@ -302,7 +302,7 @@ SUM_BOX(sum_box_rgb24, CCORE_PIXEL_RGB24)
 
 static int format_supported(const ccore_image *image) {
     switch (image->format) {
-    case CCORE_PIXEL_YUYV:
+    case CCORE_PIXEL_YUYV: return image->plane0 != NULL && image->width % 2 == 0; /* whole pixel pairs */
     case CCORE_PIXEL_RGB24:
     case CCORE_PIXEL_GRAY: return image->plane0 != NULL;
     case CCORE_PIXEL_NV12: return image->plane0 && image->plane1;

@@ -15,6 +15,7 @@
 
 #include "ccore/device.h"
 #include "ccore/error.h"
+#include "ccore/image.h"
 #include "source_internal.h"
 #include "v4l2_convert.h"
 #include "v4l2_util.h"
@@ -199,6 +200,10 @@ static int negotiate(ccore_source *src, const char *path, const char *bus_info) 
     if ((rc = set_format(src, path, fourcc, &g)) < 0) return rc;
     char cc[5];
     ccore_fourcc_string(g.fourcc, cc);
+    /* Before anything frame-sized is allocated for it (conversion, preview). */
+    if (!ccore_frame_size_allowed(g.width, g.height))
+        return ccore_source_set_message(src, CCORE_E_NO_FORMAT, "%s offers %s at %ux%u, beyond the core's %u pixels a side and %u in all",
+                                        path, cc, g.width, g.height, CCORE_MAX_FRAME_SIDE, CCORE_MAX_FRAME_PIXELS);
     int native = ccore_v4l2_fourcc_supported(g.fourcc);
     if (!native && !ccore_v4l2_convertible(g.fourcc))
         return ccore_source_set_message(src, CCORE_E_NO_FORMAT, "driver switched to unusable format %s", cc);
@@ -209,11 +214,10 @@ static int negotiate(ccore_source *src, const char *path, const char *bus_info) 
             return ccore_source_set_message(src, CCORE_E_NO_FORMAT, "format %s came with %u memory planes", cc,
                                             g.planes);
         char why[256] = "";
-        uint32_t size = g.size[0] ? g.size[0] : (g.bpl[0] ? g.bpl[0] : g.width) * g.height;
-        rc = ccore_v4l2_converter_create(g.fourcc, g.width, g.height, g.bpl[0], size, &src->converter, why, sizeof why);
+        rc = ccore_v4l2_converter_create(g.fourcc, g.width, g.height, &g.bpl[0], &g.size[0], &src->converter, why,
+                                         sizeof why);
         if (rc < 0) return ccore_source_set_message(src, rc, "%s: %s", path, why[0] ? why : ccore_error_string(rc));
         src->pixel_format = CCORE_PIXEL_RGB24; /* what the conversion hands the kernels */
-        g.size[0] = size;
     }
     if ((rc = check_planes(src, &g)) < 0) return rc;
     /* V4L2_QUANTIZATION_DEFAULT is full range for RGB and luma-only formats and for the

@@ -18,6 +18,14 @@ import Testing
         #expect(ccore_spectrum_welch(nil, nil, 0, nil, 0) == -EINVAL)
         #expect(ccore_jpeg_decode(nil, nil, 0, 1, nil) == -EINVAL)
         #expect(ccore_roi_measure(nil, nil, nil) == -EINVAL)
+        // A JPEG's size asked for with nowhere to put it.
+        var decoder: OpaquePointer?
+        #expect(ccore_jpeg_create(64, 64, &decoder) == 0)
+        let header: [UInt8] = [0xFF, 0xD8, 0xFF]
+        var width: UInt32 = 0
+        #expect(ccore_jpeg_peek_size(decoder, header, header.count, &width, nil) == -EINVAL)
+        #expect(ccore_jpeg_peek_size(decoder, header, header.count, nil, &width) == -EINVAL)
+        ccore_jpeg_destroy(decoder)
         // Getters clear their output; a NULL source reads as failed.
         var format = ccore_stream_format()
         format.width = 99

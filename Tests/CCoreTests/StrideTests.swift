@@ -156,4 +156,59 @@ import Testing
         #expect(ccore_image_strided_size(CCORE_PIXEL_NV12, 64, 48, 0) == ccore_pixel_format_frame_size(CCORE_PIXEL_NV12, 64, 48))
         #expect(ccore_image_strided_size(CCORE_PIXEL_NV12, 64, 48, 128) == 128 * 48 + 128 * 24)
     }
+
+    /// YUYV's pixels come in pairs that share U and V: at an odd width the last pixel's
+    /// pair, and its V, would lie past the row, so no call builds or reads such a frame.
+    @Test func yuyvAtAnOddWidthIsRefused() {
+        var image = ccore_image()
+        let bytes = [UInt8](repeating: 128, count: 8 * 4 * 2)
+        bytes.withUnsafeBufferPointer { buffer in
+            let p = buffer.baseAddress!
+            #expect(ccore_image_wrap_packed(&image, CCORE_PIXEL_YUYV, CCORE_RANGE_LIMITED, 7, 4, p) == -EINVAL)
+            #expect(ccore_image_wrap_strided(&image, CCORE_PIXEL_YUYV, CCORE_RANGE_LIMITED, 7, 4, p, 16) == -EINVAL)
+            #expect(ccore_image_strided_size(CCORE_PIXEL_YUYV, 7, 4, 16) == 0)
+            #expect(ccore_pixel_format_frame_size(CCORE_PIXEL_YUYV, 7, 4) == 0)
+            // A view built by hand reaches the kernels all the same: they refuse it too.
+            image = ccore_image()
+            image.format = CCORE_PIXEL_YUYV
+            image.range = CCORE_RANGE_LIMITED
+            image.width = 7
+            image.height = 4
+            image.plane0 = p
+            image.stride0 = 14
+            var rois = ccore_roi_set()
+            rois.count = 1
+            rois.skin = ccore_skin_bounds_all()
+            rois.rects.0 = ccore_rect(x: 0, y: 0, width: 1, height: 1)
+            var stats = ccore_roi_stats()
+            #expect(ccore_roi_measure(&image, &rois, &stats) == -EINVAL)
+            var rgb = [UInt8](repeating: 0, count: 7 * 4 * 3)
+            #expect(ccore_image_rgb_preview(&image, &rgb, 7, 4) == -EINVAL)
+            var luma = [UInt8](repeating: 0, count: 7 * 4)
+            #expect(ccore_image_luma_thumbnail(&image, &luma, 7, 4) == -EINVAL)
+            var jpeg: UnsafeMutablePointer<UInt8>?
+            var jpegSize = 0
+            #expect(ccore_jpeg_encode(&image, 90, &jpeg, &jpegSize) == -EINVAL && jpeg == nil)
+            // The even width beside it is read.
+            #expect(ccore_image_wrap_packed(&image, CCORE_PIXEL_YUYV, CCORE_RANGE_LIMITED, 8, 4, p) == 0)
+            #expect(ccore_roi_measure(&image, &rois, &stats) == 0 && stats.pixel_count == 32)
+        }
+    }
+
+    /// Rows packed (bytes per line 0) at an odd width: each chroma row is as long as it
+    /// needs ((w + 1) / 2 bytes), not half of a luma row, which is one byte short.
+    @Test func packedPlanarFramesAtAnOddWidth() {
+        let w: UInt32 = 5, h: UInt32 = 4
+        for format in [CCORE_PIXEL_YUV420, CCORE_PIXEL_YUV422P, CCORE_PIXEL_NV12] {
+            let size = ccore_pixel_format_frame_size(format, w, h)
+            #expect(ccore_image_strided_size(format, w, h, 0) == size)
+            let bytes = [UInt8](repeating: 128, count: Int(size))
+            bytes.withUnsafeBufferPointer { buffer in
+                var strided = ccore_image(), packed = ccore_image()
+                #expect(ccore_image_wrap_strided(&strided, format, CCORE_RANGE_LIMITED, w, h, buffer.baseAddress!, 0) == 0)
+                #expect(ccore_image_wrap_packed(&packed, format, CCORE_RANGE_LIMITED, w, h, buffer.baseAddress!) == 0)
+                #expect(strided.stride1 == packed.stride1 && strided.plane2 == packed.plane2)
+            }
+        }
+    }
 }

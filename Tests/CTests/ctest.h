@@ -85,5 +85,11 @@ void test_processor_gaps_and_flags(void);
 void test_processor_mjpeg_every_frame_alike(void);
 void test_source_file_replay(void);
 void test_source_file_errors(void);
+void test_fake_camera_bayer_without_bytesperline(void);
+void test_fake_camera_bayer_frame_shorter_than_its_rows(void);
+void test_fake_camera_size_beyond_the_limits(void);
+void test_fake_camera_padded_rows_only_where_libv4lconvert_reads_them(void);
+void test_fake_camera_yuyv_odd_width(void);
+void test_fake_camera_yuv420_odd_width_packed(void);
 
 #endif

@@ -69,6 +69,12 @@ static const struct {
     TEST(test_processor_mjpeg_every_frame_alike),
     TEST(test_source_file_replay),
     TEST(test_source_file_errors),
+    TEST(test_fake_camera_bayer_without_bytesperline),
+    TEST(test_fake_camera_bayer_frame_shorter_than_its_rows),
+    TEST(test_fake_camera_size_beyond_the_limits),
+    TEST(test_fake_camera_padded_rows_only_where_libv4lconvert_reads_them),
+    TEST(test_fake_camera_yuyv_odd_width),
+    TEST(test_fake_camera_yuv420_odd_width_packed),
 };
 
 static int selected(const char *name, int argc, char **argv) {

@@ -57,7 +57,8 @@ int ccore_frame_size_allowed(uint32_t width, uint32_t height);
 /** Name of a pixel format ("YUYV", "NV12", ...). */
 const char *ccore_pixel_format_name(ccore_pixel_format format);
 
-/** Bytes a tightly packed frame of this format and size occupies, 0 if unknown. */
+/** Bytes a tightly packed frame of this format and size occupies; 0 for an unknown
+ *  format or a size it cannot have (YUYV at an odd width: its pixels come in pairs). */
 uint64_t ccore_pixel_format_frame_size(ccore_pixel_format format, uint32_t width, uint32_t height);
 
 /** Fills `image` as a tightly packed view of `data` (plane strides = width-based).
@@ -69,8 +70,9 @@ int ccore_image_wrap_packed(ccore_image *image, ccore_pixel_format format, ccore
  *  apart, V4L2's single-buffer layout: each plane follows the previous one,
  *  NV12's interleaved chroma rows and 4:4:4's chroma planes have the luma's
  *  stride, YUV420's and YUV422P's chroma planes half of it. Drivers pad rows
- *  (ISP nodes to 16, 32 or 64 bytes); 0 means tightly packed. -EINVAL for an
- *  unknown format, a zero size or a stride shorter than a row. */
+ *  (ISP nodes to 16, 32 or 64 bytes); 0 means tightly packed (chroma rows as
+ *  long as they need, as ccore_image_wrap_packed lays them). -EINVAL for an
+ *  unknown format, a zero size, YUYV at an odd width or a stride shorter than a row. */
 int ccore_image_wrap_strided(ccore_image *image, ccore_pixel_format format, ccore_color_range range,
                              uint32_t width, uint32_t height, const uint8_t *data, uint32_t bytes_per_line);
 
