@@ -164,6 +164,13 @@ public final class CircadifyCamera {
         isRunning = true
     }
 
+    /// A camera let go while it runs (a view gone without its `stop()`) stops streaming
+    /// and releases the device, as `stop()` would; nothing waits for the release.
+    deinit {
+        listener?.cancel()
+        if let session { Task { await session.stop() } }
+    }
+
     /// Stops streaming, restores the camera's controls and releases it. A
     /// measurement in progress ends with `cancelled`, and a `start()` under way
     /// throws `cancelled`. The release finishes in the background; a `start()`

@@ -42,6 +42,13 @@ public final class CircadifySDK {
     @ObservationIgnored private var openWaiter: (id: Int, continuation: CheckedContinuation<Void, Error>)?
     /// The number of the last measurement begun: the one running while `isMeasuring`.
     @ObservationIgnored private var measurementNumber = 0
+    /// Measurements waiting for a cancelled one to finish throwing (see `measureVitals`), by
+    /// number; each is resumed with true to go on, false when it is cancelled itself.
+    @ObservationIgnored private var endWaiters = [Int: CheckedContinuation<Bool, Never>]()
+    @ObservationIgnored private var nextEndWaiter = 0
+    /// Counts `startMonitoring` and `stopMonitoring` calls: a start that finds the number
+    /// changed after an await was stopped (and maybe started again) meanwhile.
+    @ObservationIgnored private var monitoringNumber = 0
     @ObservationIgnored private var stateSubscribers = [Int: AsyncStream<HeadlessState>.Continuation]()
     @ObservationIgnored private var imageSubscribers = [Int: AsyncStream<RGBImage>.Continuation]()
     @ObservationIgnored private var nextSubscriber = 0
@@ -89,9 +96,15 @@ public final class CircadifySDK {
     /// seconds once the camera has settled and a face is in view, and returns the
     /// result with a fresh `sessionId`.
     ///
+    /// A measurement `cancel()`led a moment ago (or whose task was cancelled) is waited
+    /// for (it ends within a frame or two), so "cancel, then measure again" works at once;
+    /// a `cancel()` meanwhile cancels the waiting one too. While monitoring runs,
+    /// a measurement that fails sets `error` and monitoring goes on (`.running`).
+    ///
     /// - Throws: `CircadifyError`: `processingFailed` for options out of range
-    ///   (naming the field, before anything is recorded) or when a measurement
-    ///   already runs on this SDK or this camera; the camera's errors from
+    ///   (naming the field, before anything is recorded), when a measurement
+    ///   already runs on this SDK or this camera, or when this SDK monitors another
+    ///   camera (measure that one, or `stopMonitoring()` first); the camera's errors from
     ///   `start()`; `faceNotDetected`; `qualityTooLow` (no usable pulse: the
     ///   confidence would be below 0.4); `timeout` (frames stopped);
     ///   `captureFailed` (the camera went away, or a replayed file ended first);
@@ -99,9 +112,25 @@ public final class CircadifySDK {
     public func measureVitals(camera: CircadifyCamera,
                               options: MeasurementOptions = MeasurementOptions()) async throws -> VitalSignsResult {
         try options.validate()
+        while isMeasuring, cancelRequested || measurement?.isCancelled == true {
+            if Task.isCancelled { throw CircadifyError.cancelled }
+            let id = nextEndWaiter
+            nextEndWaiter += 1
+            let goOn = await withTaskCancellationHandler {
+                await withCheckedContinuation { endWaiters[id] = $0 }
+            } onCancel: {
+                Task { @MainActor [weak self] in self?.resumeEndWaiter(id, goOn: false) }
+            }
+            if !goOn { throw CircadifyError.cancelled }
+        }
         guard !isMeasuring else {
             throw CircadifyError.processingFailed(
                 "this CircadifySDK is already measuring; wait for that measurement or cancel() it")
+        }
+        // Following a second camera would leave the monitored one with nobody to report or stop it.
+        guard !isMonitoring || self.camera === camera else {
+            throw CircadifyError.processingFailed(
+                "this CircadifySDK monitors another camera; measure that one, or stopMonitoring() first")
         }
         isMeasuring = true
         measurementNumber += 1
@@ -116,6 +145,7 @@ public final class CircadifySDK {
             measurement = nil
             progress = nil
             detachIfIdle()
+            for id in endWaiters.keys { resumeEndWaiter(id, goOn: true) }
         }
         // Progress reaches the observable state in order, all of it before the outcome.
         let (updates, sink) = AsyncStream<ScanProgress>.makeStream(bufferingPolicy: .bufferingNewest(16))
@@ -147,7 +177,7 @@ public final class CircadifySDK {
                 setStatus(isMonitoring ? .running : .idle)
             } else {
                 self.error = failure
-                setStatus(.error)
+                setStatus(isMonitoring ? .running : .error) // monitoring goes on
             }
             throw failure
         }
@@ -160,6 +190,8 @@ public final class CircadifySDK {
         guard isMeasuring else { return }
         cancelRequested = true
         measurement?.cancel()
+        // A measurement asked for since an earlier cancel, still waiting for that one to end.
+        for id in endWaiters.keys { resumeEndWaiter(id, goOn: false) }
         if let id = openWaiter?.id { resumeOpenWaiter(id, .failure(.cancelled)) }
     }
 
@@ -181,8 +213,19 @@ public final class CircadifySDK {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { openWaiter = (id, $0) }
         } onCancel: {
-            Task { @MainActor [weak self] in self?.resumeOpenWaiter(id, .failure(.cancelled)) }
+            Task { @MainActor [weak self] in
+                guard let self else { return }
+                // The task's cancel is this measurement's cancel(): a measurement asked for
+                // next waits for it to end (see `measureVitals`).
+                if measurementNumber == id, isMeasuring { cancelRequested = true }
+                resumeOpenWaiter(id, .failure(.cancelled))
+            }
         }
+    }
+
+    /// Resumes the measurement waiting (as `id`) for a cancelled one to end.
+    private func resumeEndWaiter(_ id: Int, goOn: Bool) {
+        endWaiters.removeValue(forKey: id)?.resume(returning: goOn)
     }
 
     /// Resumes measurement `id`, waiting for its camera to open; false when it waits no more.
@@ -203,12 +246,15 @@ public final class CircadifySDK {
     /// `processingStatus` is `.error` with `error` set, or `.idle`).
     /// - Throws: the camera's errors from `start()`; `processingFailed` when this
     ///   SDK already monitors another camera; `cancelled` when the camera is stopped,
-    ///   or `stopMonitoring()` is called, before monitoring runs (the status is then `.idle`).
+    ///   or `stopMonitoring()` is called, before monitoring runs (the status is then `.idle`,
+    ///   or whatever a `startMonitoring` called since has made it).
     public func startMonitoring(camera: CircadifyCamera) async throws {
         if isMonitoring, self.camera === camera { return }
         guard !isMonitoring, !isMeasuring || self.camera === camera else {
             throw CircadifyError.processingFailed("this CircadifySDK already follows another camera; stop it first")
         }
+        monitoringNumber += 1
+        let number = monitoringNumber
         isMonitoring = true
         error = nil
         metrics = nil
@@ -216,12 +262,22 @@ public final class CircadifySDK {
         setStatus(.starting)
         do {
             if !camera.isRunning { try await camera.open() }
-            guard isMonitoring, let session = camera.session else { throw CircadifyError.cancelled }
+            guard isMonitoring, monitoringNumber == number, let session = camera.session else {
+                throw CircadifyError.cancelled
+            }
             await session.setMonitoring(true)
             // The camera stopped (or stopMonitoring() came) while the session was told.
-            guard isMonitoring, camera.session === session else { throw CircadifyError.cancelled }
+            guard isMonitoring, monitoringNumber == number, camera.session === session else {
+                // Untold, unless a later start monitors this same session.
+                if !(isMonitoring && self.camera === camera && camera.session === session) {
+                    await session.setMonitoring(false)
+                }
+                throw CircadifyError.cancelled
+            }
             setStatus(.running)
         } catch {
+            // Stopped while it started, maybe started again since: the state is the later call's.
+            guard monitoringNumber == number else { throw CircadifyError.cancelled }
             isMonitoring = false
             let failure = (error as? CircadifyError) ?? .unknown("\(error)")
             if failure != .cancelled {
@@ -239,6 +295,7 @@ public final class CircadifySDK {
     public func stopMonitoring() async {
         guard isMonitoring else { return }
         isMonitoring = false
+        monitoringNumber += 1
         setStatus(.stopping)
         await camera?.session?.setMonitoring(false)
         setStatus(isMeasuring ? .running : .idle)

@@ -27,6 +27,25 @@ import Testing
         #expect(openDescriptorCount(to: clip.path) == 0, "the clip is still open")
     }
 
+    /// A running camera let go without `stop()` (a view gone without its `onDisappear`):
+    /// its replay stops and its file is closed (it used to run on to the end, a camera
+    /// node staying busy for the next `CircadifyCamera` on it).
+    @Test func aCameraLetGoWhileItRunsIsReleased() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 20)
+        defer { clip.cleanUp() }
+        weak var gone: CircadifyCamera?
+        do {
+            let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+            try await camera.start()
+            gone = camera
+            // Held to here: an optimized build may let it go right after its last use.
+            withExtendedLifetime(camera) { #expect(openDescriptorCount(to: clip.path) == 1) }
+        }
+        for _ in 0..<250 where openDescriptorCount(to: clip.path) > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(gone == nil)
+        #expect(openDescriptorCount(to: clip.path) == 0, "the camera let go still reads its file")
+    }
+
     /// Observers (the SDK, the preview, the monitor) hear `.ended` once per session: on a
     /// `stop()`, whose session's own end comes later, and at a replay's end.
     @Test func observersHearTheEndOnce() async throws {

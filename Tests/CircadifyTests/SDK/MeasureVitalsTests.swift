@@ -146,6 +146,48 @@ import Testing
         await camera.release()
     }
 
+    /// "Cancel, then measure again" in one go: the second measurement waits for the
+    /// cancelled one to finish throwing (a frame or two) instead of being refused as
+    /// "already measuring", and measures.
+    @Test func aMeasurementRightAfterACancelMeasures() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 30, heartRate: 72)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        try await camera.start()
+        let first = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 20)) }
+        for _ in 0..<1000 where sdk.progress?.phase != .measuring { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(sdk.progress?.phase == .measuring)
+        sdk.cancel()
+        let second = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 10))
+        #expect(abs(second.heartRate - 72) <= 3, "read \(second.heartRate)")
+        await #expect(throws: CircadifyError.cancelled) { _ = try await first.value }
+        await camera.release()
+    }
+
+    /// "Retry", then "Cancel" while the retry still waits for the cancelled measurement to
+    /// end: the retry is cancelled too (it used to wait, then measure for its whole duration).
+    @Test func aCancelWhileTheNextMeasurementWaitsCancelsItToo() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 30)
+        defer { clip.cleanUp() }
+        let sdk = try CircadifySDK(apiKey: Self.key)
+        let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
+        try await camera.start()
+        let first = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 20)) }
+        for _ in 0..<1000 where sdk.progress?.phase != .measuring { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(sdk.progress?.phase == .measuring)
+        sdk.cancel()
+        let retry = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 10)) }
+        await Task.yield() // the retry starts, and waits for the first to end
+        sdk.cancel()
+        let started = ContinuousClock.now
+        await #expect(throws: CircadifyError.cancelled) { _ = try await retry.value }
+        #expect(ContinuousClock.now - started < .seconds(5), "the retry measured instead")
+        await #expect(throws: CircadifyError.cancelled) { _ = try await first.value }
+        #expect(sdk.processingStatus == .idle && sdk.error == nil && camera.isRunning)
+        await camera.release()
+    }
+
     /// Cancelled while the camera it opens is still opening (held there by the test):
     /// `measureVitals` throws at once, before the camera is up (it used to wait for the
     /// device and the face detector), and the camera opens on and runs, as after any cancel.
