@@ -130,9 +130,9 @@ struct Monitor: AsyncParsableCommand {
             try await ServiceGroup(configuration: group).run()
         } catch let failure as MonitorService.Failure {
             switch failure {
-            case .fatal(let error):
-                let hint = from.device.flatMap { CameraDevice.explain(error, at: $0) }.map { ". \($0)" } ?? ""
-                Terminal.writeError("circadify monitor: \(error.errorDescription ?? error.caseName)\(hint)\n")
+            case .fatal(let error, let hint):
+                let why = hint.map { ". \($0)" } ?? ""
+                Terminal.writeError("circadify monitor: \(error.errorDescription ?? error.caseName)\(why)\n")
                 throw ExitCode(ScanExitCode.code(for: error))
             case .outputFailed(let errno):
                 Terminal.writeError("circadify monitor: standard output failed (\(Terminal.reason(errno))); stopped\n")

@@ -39,8 +39,9 @@ public final class MonitorService: Service {
 
     /// Why the service stopped on its own with a failure (the CLI's exit status).
     public enum Failure: Error, Sendable, Equatable {
-        /// Nothing to retry: a file that cannot be read, a missing face detector.
-        case fatal(CircadifyError)
+        /// Nothing to retry: a file that cannot be read, a missing face detector;
+        /// `hint` is what the device node says about it, when there is one.
+        case fatal(CircadifyError, hint: String? = nil)
         /// stdout could not be written (errno): the results would be lost.
         case outputFailed(Int32)
     }
@@ -102,7 +103,7 @@ public final class MonitorService: Service {
             failure = error
             reason = "failed"
             // The stream says why, not only the exit status.
-            if case .fatal(let cause)? = error as? Failure { emit(.error(cause, hint: hint(for: cause))) }
+            if case .fatal(let cause, let hint)? = error as? Failure { emit(.error(cause, hint: hint)) }
         }
         // The camera released and its controls restored before the service says it stopped.
         await feed?.stop()
@@ -146,7 +147,7 @@ public final class MonitorService: Service {
                 // Not shut down, yet cancelled: the camera stopped while it was being started.
                 if error == .cancelled { error = sdk.error ?? .captureFailed("\(source) stopped as it started") }
                 guard !configuration.input.isFile, Self.isWorthRetrying(error) else {
-                    throw Failure.fatal(error)
+                    throw Failure.fatal(error, hint: hint(for: error))
                 }
                 let delay = backoff.next()
                 let hint = hint(for: error)
@@ -175,7 +176,7 @@ public final class MonitorService: Service {
             try Task.checkCancellation()
             try checkOutput()
             if case .file(_, _, let loop) = configuration.input {
-                if let ended { throw Failure.fatal(ended) }
+                if let ended { throw Failure.fatal(ended, hint: hint(for: ended)) }
                 guard loop else { return true }
                 loops += 1
                 emit(.inputRestarted(loops: loops))
