@@ -12,6 +12,7 @@ import Testing
         "ck_live_short", "ck_live_", "ck_prod_0123456789abcdef", "CK_LIVE_0123456789abcdef",
         "ck_live_0123456789abcde!", "ck_live_0123456789 abcdef", " ck_live_0123456789abcdef",
         "ck_live_0123456789abcdéf", "0123456789abcdef0123", "ck_test_0123456789abcde",
+        "ck_live_your_key_here", // the seeds' placeholder
     ])
     func malformedKeysAreInvalid(key: String) {
         #expect(throws: CircadifyError.invalidApiKey) { try CircadifySDK(apiKey: key) }
