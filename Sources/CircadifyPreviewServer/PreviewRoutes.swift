@@ -45,11 +45,14 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private static let maximumBody = 4096
 
     private let routes: PreviewRoutes
+    /// Bound to a loopback address: only requests named for this machine are answered.
+    private let loopbackOnly: Bool
     private var head: HTTPRequestHead?
     private var bodySize = 0
 
-    init(routes: PreviewRoutes) {
+    init(routes: PreviewRoutes, loopbackOnly: Bool) {
         self.routes = routes
+        self.loopbackOnly = loopbackOnly
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -76,6 +79,12 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func route(_ head: HTTPRequestHead, channel: Channel) {
         let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
+        // A web page whose name was pointed at 127.0.0.1 (DNS rebinding) is its own origin
+        // there, and would read the camera and start scans: it still names itself in Host.
+        if loopbackOnly, !Self.isNamedForThisMachine(head) {
+            return Self.respond(channel, .forbidden, json: Self.error(
+                "host", "this preview answers only to 127.0.0.1, localhost and [::1]: open it by one of those names"))
+        }
         switch (head.method, path) {
         case (.GET, "/"), (.GET, "/index.html"):
             Self.respond(channel, .ok, contentType: "text/html; charset=utf-8", body: PreviewPage.html)
@@ -114,6 +123,16 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard let origin = head.headers.first(name: "Origin") else { return true }
         guard let host = head.headers.first(name: "Host") else { return false }
         return origin == "http://\(host)"
+    }
+
+    /// Whether the request's Host names this machine's loopback: 127.0.0.1, localhost or
+    /// [::1], with any port (the name is what a renamed page cannot fake). A request
+    /// without a Host (HTTP/1.0 tools) passes: browsers always send one.
+    static func isNamedForThisMachine(_ head: HTTPRequestHead) -> Bool {
+        guard let host = head.headers.first(name: "Host")?.lowercased() else { return true }
+        var name = Substring(host)
+        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") { name = host[..<colon] }
+        return ["127.0.0.1", "localhost", "[::1]"].contains(String(name))
     }
 
     /// `{"error": CODE, "message": TEXT}`.

@@ -47,6 +47,7 @@ public final class PreviewServer: Sendable {
     /// - Throws: `PreviewServerError`.
     public init(host: String, port: Int, routes: PreviewRoutes) async throws(PreviewServerError) {
         let address = try Self.address(host, port: port)
+        let loopbackOnly = Self.isLoopback(host)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
@@ -55,7 +56,8 @@ public final class PreviewServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes))
+                    try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes,
+                                                                                      loopbackOnly: loopbackOnly))
                 }
             }
         let channel: Channel
@@ -83,6 +85,17 @@ public final class PreviewServer: Sendable {
     /// Checks that `host` is an IP address (the command's --bind), before anything is opened.
     public static func checkBindAddress(_ host: String) throws(PreviewServerError) {
         _ = try address(host, port: 0)
+    }
+
+    /// Whether `host` (an IP address) is this machine's loopback, 127.0.0.0/8 or ::1: a
+    /// server bound there is reached by this machine's programs alone.
+    public static func isLoopback(_ host: String) -> Bool {
+        guard let address = try? SocketAddress(ipAddress: host, port: 0) else { return false }
+        switch address {
+        case .v4: return address.ipAddress?.hasPrefix("127.") == true
+        case .v6: return address.ipAddress == "::1"
+        default: return false
+        }
     }
 
     private static func address(_ host: String, port: Int) throws(PreviewServerError) -> SocketAddress {

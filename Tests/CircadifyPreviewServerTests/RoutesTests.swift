@@ -49,6 +49,47 @@ import Testing
         }
     }
 
+    /// A web page whose name was pointed at 127.0.0.1 (DNS rebinding) is its own origin
+    /// there, so the origin check passes; it still names itself in Host, and a server bound
+    /// to loopback answers nothing it names (it used to stream the camera and start scans).
+    @Test func aPageNamedForAnotherHostIsRefused() async throws {
+        let server = try await Self.serve()
+        defer { Task { await server.stop() } }
+        func status(_ method: String, _ path: String, host: String) async throws -> (Int, String) {
+            let connection = try TestConnection(port: server.port)
+            try connection.send("\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nOrigin: http://\(host)\r\n"
+                                + "Content-Length: 0\r\n\r\n")
+            let response = await connection.response()
+            return (response.status, response.body)
+        }
+        let renamed = "attacker.example:\(server.port)"
+        for (method, path) in [("GET", "/"), ("GET", "/video.mjpg"), ("GET", "/events"), ("POST", "/scan"), ("GET", "/stats")] {
+            let (code, body) = try await status(method, path, host: renamed)
+            #expect(code == 403 && body.contains("answers only to 127.0.0.1, localhost and [::1]"), "\(method) \(path): \(code) \(body)")
+        }
+        for host in ["127.0.0.1:\(server.port)", "localhost:\(server.port)", "LOCALHOST:\(server.port)", "[::1]:\(server.port)", "127.0.0.1"] {
+            #expect(try await status("GET", "/stats", host: host).0 == 200, "Host: \(host)")
+        }
+        #expect(try await status("GET", "/stats", host: "127.0.0.1.attacker.example").0 == 403)
+    }
+
+    /// Bound to every network (`--bind 0.0.0.0`), the server is reached by this machine's
+    /// addresses and names, whatever they are: any Host is answered.
+    @Test func aServerOnEveryNetworkAnswersAnyName() async throws {
+        let server = try await PreviewServer(host: "0.0.0.0", port: 0,
+                                             routes: PreviewRoutes(video: VideoFanout(), events: EventFanout(),
+                                                                   startScan: { .started }))
+        defer { Task { await server.stop() } }
+        let connection = try TestConnection(port: server.port)
+        try connection.send("GET /stats HTTP/1.1\r\nHost: board.local:\(server.port)\r\n\r\n")
+        #expect(await connection.response().status == 200)
+    }
+
+    @Test func loopbackAddressesAreTold() {
+        for host in ["127.0.0.1", "127.1.2.3", "::1"] { #expect(PreviewServer.isLoopback(host), "\(host)") }
+        for host in ["0.0.0.0", "::", "192.168.1.2", "localhost", "fe80::1"] { #expect(!PreviewServer.isLoopback(host), "\(host)") }
+    }
+
     @Test func unknownPathsAndWrongMethodsAreRefused() async throws {
         let server = try await Self.serve()
         defer { Task { await server.stop() } }

@@ -102,6 +102,12 @@ struct Preview: AsyncParsableCommand {
 
         let host = bind.contains(":") ? "[\(bind)]" : bind
         _ = Terminal.writeOutput("Circadify preview of \(label) on http://\(host):\(server.port)/ (Ctrl-C stops)\n")
+        if !PreviewServer.isLoopback(bind) {
+            let reach = bind == "0.0.0.0" || bind == "::" ? "every network of this machine" : bind
+            Terminal.writeError("circadify preview: listening on \(reach): anyone who can reach it can watch the "
+                                + "camera and start scans, with no password; open it at http://ADDRESS:\(server.port)/ "
+                                + "with one of this machine's addresses (`ip -brief address`)\n")
+        }
 
         var iterator = signals.makeAsyncIterator()
         let signal = await iterator.next() ?? SIGTERM

@@ -42,6 +42,23 @@ import Testing
         #expect(run.stderr.contains("port \(listener.port) on 127.0.0.1 is already in use"), "\(run.stderr)")
     }
 
+    /// Listening beyond this machine is the user's choice, and said so: anyone who can
+    /// reach it can watch the camera and start scans.
+    @Test func listeningOnEveryNetworkIsWarnedOf() async throws {
+        let clip = try await ReplayClip.render("still", seconds: 4)
+        defer { clip.cleanUp() }
+        let port = try Listener().port
+        var served = false
+        let run = try await CLIProcess.run(["preview", "--input", clip.path, "--bind", "0.0.0.0", "--port", String(port)],
+                                           timeout: .seconds(60)) { process in
+            served = try await Self.waitUntilServed(port: port, by: process)
+            kill(process.processIdentifier, SIGTERM)
+        }
+        #expect(served && run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("listening on every network of this machine: anyone who can reach it can watch the camera and start scans, with no password"), "\(run.stderr)")
+        #expect(run.stderr.contains("http://ADDRESS:\(port)/"), "\(run.stderr)")
+    }
+
     @Test func anAddressOfAnotherMachineIsNamed() async throws {
         let run = try await CLIProcess.run(["preview", "--bind", "192.0.2.1", "--port", "0"])
         #expect(run.status == 69)
