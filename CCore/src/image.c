@@ -87,10 +87,11 @@ int ccore_image_wrap_packed(ccore_image *image, ccore_pixel_format format, ccore
     return 0;
 }
 
-/* Bytes of the shortest row of the luma (or packed) plane. */
+/* Bytes of the shortest row of the luma (or packed) plane; 0 for a width the format
+ * cannot have (YUYV's pixels come in pairs). */
 static uint64_t packed_row_bytes(ccore_pixel_format format, uint32_t width) {
     switch (format) {
-    case CCORE_PIXEL_YUYV: return (uint64_t)width * 2;
+    case CCORE_PIXEL_YUYV: return width % 2 ? 0 : (uint64_t)width * 2;
     case CCORE_PIXEL_RGB24: return (uint64_t)width * 3;
     case CCORE_PIXEL_NONE: return 0;
     default: return width;
@@ -125,7 +126,7 @@ static uint64_t chroma_row_bytes(ccore_pixel_format format, uint32_t width) {
 uint64_t ccore_image_strided_size(ccore_pixel_format format, uint32_t width, uint32_t height,
                                   uint32_t bytes_per_line) {
     uint64_t row = packed_row_bytes(format, width);
-    if (row == 0 || width == 0 || height == 0 || (format == CCORE_PIXEL_YUYV && width % 2)) return 0;
+    if (row == 0 || width == 0 || height == 0) return 0;
     /* 0: rows packed, chroma rows as long as they need (not half a luma row, which
      * is short by one byte at an odd width). */
     if (bytes_per_line == 0) return ccore_pixel_format_frame_size(format, width, height);

@@ -146,6 +146,18 @@ import Testing
         await camera.release()
     }
 
+    /// Starts `camera` and a 20 s measurement on it, and cancels it once it measures: its
+    /// task, which throws `cancelled` within a frame or two.
+    static func measurementCancelledWhileMeasuring(_ sdk: CircadifySDK, _ camera: CircadifyCamera)
+        async throws -> Task<VitalSignsResult, Error> {
+        try await camera.start()
+        let first = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 20)) }
+        for _ in 0..<1000 where sdk.progress?.phase != .measuring { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(sdk.progress?.phase == .measuring)
+        sdk.cancel()
+        return first
+    }
+
     /// "Cancel, then measure again" in one go: the second measurement waits for the
     /// cancelled one to finish throwing (a frame or two) instead of being refused as
     /// "already measuring", and measures.
@@ -154,11 +166,7 @@ import Testing
         defer { clip.cleanUp() }
         let sdk = try CircadifySDK(apiKey: Self.key)
         let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
-        try await camera.start()
-        let first = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 20)) }
-        for _ in 0..<1000 where sdk.progress?.phase != .measuring { try await Task.sleep(for: .milliseconds(10)) }
-        try #require(sdk.progress?.phase == .measuring)
-        sdk.cancel()
+        let first = try await Self.measurementCancelledWhileMeasuring(sdk, camera)
         let second = try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 10))
         #expect(abs(second.heartRate - 72) <= 3, "read \(second.heartRate)")
         await #expect(throws: CircadifyError.cancelled) { _ = try await first.value }
@@ -172,11 +180,7 @@ import Testing
         defer { clip.cleanUp() }
         let sdk = try CircadifySDK(apiKey: Self.key)
         let camera = CircadifyCamera(replaying: clip.path, pace: .realtime)
-        try await camera.start()
-        let first = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 20)) }
-        for _ in 0..<1000 where sdk.progress?.phase != .measuring { try await Task.sleep(for: .milliseconds(10)) }
-        try #require(sdk.progress?.phase == .measuring)
-        sdk.cancel()
+        let first = try await Self.measurementCancelledWhileMeasuring(sdk, camera)
         let retry = Task { try await sdk.measureVitals(camera: camera, options: MeasurementOptions(duration: 10)) }
         await Task.yield() // the retry starts, and waits for the first to end
         sdk.cancel()
