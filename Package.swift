@@ -177,10 +177,22 @@ let package = Package(
 // own so the SDK library never depends on the HTTP stack (swift-nio: declared with the monitor's
 // packages below).
 package.targets.append(contentsOf: [
+    // What one client can hold of an HTTP server (connections, the time to send a request):
+    // the preview's and the monitor's metrics endpoint's.
+    .target(
+        name: "HTTPConnectionLimits",
+        dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ],
+        path: "Sources/HTTPConnectionLimits"
+    ),
     .target(
         name: "CircadifyPreviewServer",
         dependencies: [
             "Circadify",
+            "HTTPConnectionLimits",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -190,7 +202,7 @@ package.targets.append(contentsOf: [
     ),
     .testTarget(
         name: "CircadifyPreviewServerTests",
-        dependencies: ["CircadifyPreviewServer", "Circadify", "GroundTruthKit"],
+        dependencies: ["CircadifyPreviewServer", "HTTPConnectionLimits", "Circadify", "GroundTruthKit"],
         path: "Tests/CircadifyPreviewServerTests"
     ),
 ])
@@ -213,6 +225,7 @@ package.targets += [
         name: "CircadifyMonitor",
         dependencies: [
             "Circadify",
+            "HTTPConnectionLimits",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -226,7 +239,7 @@ package.targets += [
     .testTarget(
         name: "CircadifyMonitorTests",
         dependencies: [
-            "CircadifyMonitor", "Circadify", "GroundTruthKit",
+            "CircadifyMonitor", "HTTPConnectionLimits", "Circadify", "GroundTruthKit",
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import HTTPConnectionLimits
 import NIOCore
 import NIOHTTP1
 
@@ -16,7 +17,7 @@ public enum ScanStartReply: Sendable, Equatable {
 ///     GET  /video.mjpg  the live video, multipart/x-mixed-replace JPEG parts
 ///     GET  /events      server-sent events: `state` (live vitals, hints, the scan)
 ///     POST /scan        starts a measurement: 202, or 409 while one runs (403 from another site)
-///     GET  /stats       viewers, subscribers and encodes as JSON (tests, diagnostics)
+///     GET  /stats       viewers, subscribers, encodes and connections as JSON (tests, diagnostics)
 public struct PreviewRoutes: Sendable {
     public let video: VideoFanout
     public let events: EventFanout
@@ -28,10 +29,11 @@ public struct PreviewRoutes: Sendable {
         self.startScan = startScan
     }
 
-    /// Viewers, subscribers and encodes, as GET /stats reports them.
-    public var statsJSON: String {
+    /// Viewers, subscribers, encodes and the server's connections, as GET /stats reports them.
+    func statsJSON(connections: Int, refused: Int) -> String {
         "{\"videoViewers\":\(video.viewerCount),\"eventSubscribers\":\(events.subscriberCount),"
-            + "\"encodes\":\(video.encodeCount),\"skippedFrames\":\(video.skippedCount)}"
+            + "\"encodes\":\(video.encodeCount),\"skippedFrames\":\(video.skippedCount),"
+            + "\"connections\":\(connections),\"refusedConnections\":\(refused)}"
     }
 }
 
@@ -45,13 +47,15 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private static let maximumBody = 4096
 
     private let routes: PreviewRoutes
+    private let gate: ConnectionGate
     /// Bound to a loopback address: only requests named for this machine are answered.
     private let loopbackOnly: Bool
     private var head: HTTPRequestHead?
     private var bodySize = 0
 
-    init(routes: PreviewRoutes, loopbackOnly: Bool) {
+    init(routes: PreviewRoutes, gate: ConnectionGate, loopbackOnly: Bool) {
         self.routes = routes
+        self.gate = gate
         self.loopbackOnly = loopbackOnly
     }
 
@@ -109,7 +113,7 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
         case (.GET, "/stats"):
-            Self.respond(channel, .ok, json: routes.statsJSON)
+            Self.respond(channel, .ok, json: routes.statsJSON(connections: gate.openCount, refused: gate.refusedCount))
         case (_, "/"), (_, "/index.html"), (_, "/video.mjpg"), (_, "/events"), (_, "/scan"), (_, "/stats"):
             Self.respond(channel, .methodNotAllowed, json: Self.error("method", "\(head.method) is not allowed on \(path)"))
         default:

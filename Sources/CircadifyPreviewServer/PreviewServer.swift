@@ -1,4 +1,5 @@
 import Glibc
+import HTTPConnectionLimits
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -38,6 +39,7 @@ public final class PreviewServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: Channel
     private let routes: PreviewRoutes
+    private let gate: ConnectionGate
 
     /// The port it listens on (the one chosen by the system when asked for 0).
     public let port: Int
@@ -45,9 +47,11 @@ public final class PreviewServer: Sendable {
 
     /// Starts listening on `host`:`port` (port 0: any free one).
     /// - Throws: `PreviewServerError`.
-    public init(host: String, port: Int, routes: PreviewRoutes) async throws(PreviewServerError) {
+    public init(host: String, port: Int, routes: PreviewRoutes,
+                limits: ConnectionLimits = ConnectionLimits()) async throws(PreviewServerError) {
         let address = try Self.address(host, port: port)
         let loopbackOnly = Self.isLoopback(host)
+        let gate = ConnectionGate(limits: limits)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
@@ -55,9 +59,9 @@ public final class PreviewServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes,
-                                                                                      loopbackOnly: loopbackOnly))
+                    guard try gate.admitHTTPConnection(channel) else { return }
+                    try channel.pipeline.syncOperations.addHandler(
+                        PreviewHTTPHandler(routes: routes, gate: gate, loopbackOnly: loopbackOnly))
                 }
             }
         let channel: Channel
@@ -70,6 +74,7 @@ public final class PreviewServer: Sendable {
         self.group = group
         self.channel = channel
         self.routes = routes
+        self.gate = gate
         self.host = host
         self.port = channel.localAddress?.port ?? port
     }
@@ -81,6 +86,9 @@ public final class PreviewServer: Sendable {
         routes.events.closeAll()
         try? await group.shutdownGracefully()
     }
+
+    /// Connections open now (streams included).
+    public var connectionCount: Int { gate.openCount }
 
     /// Checks that `host` is an IP address (the command's --bind), before anything is opened.
     public static func checkBindAddress(_ host: String) throws(PreviewServerError) {

@@ -11,6 +11,8 @@ final class TestConnection: @unchecked Sendable { // one task uses a connection 
 
     private var fd: Int32
     private(set) var received: [UInt8] = []
+    /// The server closed the connection (a read saw its end).
+    private(set) var closedByServer = false
 
     init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -59,7 +61,10 @@ final class TestConnection: @unchecked Sendable { // one task uses a connection 
             let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
             guard poll(&poller, 1, max(milliseconds, 1)) > 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { return done(received) }
+            if count <= 0 {
+                closedByServer = true
+                return done(received)
+            }
             received += buffer.prefix(count)
         }
         return true
@@ -73,6 +78,12 @@ final class TestConnection: @unchecked Sendable { // one task uses a connection 
         let head = parts.first ?? ""
         let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
         return (status, head, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    /// Waits up to `timeout` for the server to close the connection; whether it did.
+    func closes(within timeout: Duration) async -> Bool {
+        await read(timeout: timeout) { _ in false }
+        return closedByServer
     }
 
     /// Whether the response head has arrived.

@@ -161,6 +161,50 @@ fi
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$metrics_port/other")
 [ "$code" = 404 ] && pass endpoint-unknown-path || fail endpoint-unknown-path "GET /other answered $code"
 
+# --- a client that opens connections and never finishes a request (slowloris) ---------------
+# 80 connections each send half a request head. The monitor must hold at most 64 of them
+# (closing the rest at once), close those after its 10 s request timeout, and answer again.
+python3 - "$metrics_port" "$monitor" >"$work/slow.out" 2>&1 <<'PY'
+import os, select, socket, sys, time
+port, pid = int(sys.argv[1]), sys.argv[2]
+def sockets_held():
+    fds = f"/proc/{pid}/fd"
+    return sum(os.readlink(f"{fds}/{fd}").startswith("socket:") for fd in os.listdir(fds))
+before = sockets_held()
+opened = {}  # a connection's life is timed from its own connect: a full backlog delays some
+for _ in range(80):
+    c = socket.create_connection(("127.0.0.1", port))
+    c.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    opened[c] = time.monotonic()
+time.sleep(1)
+held = sockets_held() - before
+lived, answered = [], 0
+waiting = set(opened)
+start = time.monotonic()
+while waiting and time.monotonic() - start < 25:
+    for c in select.select(list(waiting), [], [], 1)[0]:
+        try:
+            data = c.recv(1024)
+        except OSError:
+            data = b""
+        answered += len(data)
+        if not data:
+            lived.append(time.monotonic() - opened[c])
+            waiting.discard(c)
+lived += [99] * len(waiting)
+early = sum(t < 3 for t in lived)
+print(held, early, round(max(lived), 1), answered)
+PY
+read -r held early last answered <"$work/slow.out" 2>/dev/null
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$metrics_port/metrics")
+info "80 half-sent requests: $held held by the monitor, $early closed at once, the longest open ${last:-?} s; then /metrics answered $code"
+if [ "${held:-999}" -le 64 ] && [ "${early:-0}" -ge 16 ] && [ "${answered:-1}" = 0 ] &&
+    awk -v t="${last:-99}" 'BEGIN { exit !(t >= 8 && t < 16) }' && [ "$code" = 200 ]; then
+    pass endpoint-slow-requests-bounded
+else
+    fail endpoint-slow-requests-bounded "$(head -c 600 "$work/slow.out")"
+fi
+
 # --- SIGTERM: monitoring stops, the file is released, exit 0 -----------------------------------
 held=$(find "/proc/$monitor/fd" -mindepth 1 -maxdepth 1 -lname "$clip" 2>/dev/null | wc -l)
 kill -TERM "$monitor"

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HTTPConnectionLimits
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -13,6 +14,8 @@ import ServiceLifecycle
 /// HTTP/1.1 server on SwiftNIO, one response per connection, run as a service so
 /// it closes with the rest of the group. It listens in `listen`, before the group
 /// runs: an address that cannot be used stops the command before a camera opens.
+/// A client gets `ConnectionLimits`' defaults: 10 s to send its request, 64 connections at
+/// once (a monitor that ran out of file descriptors could not reopen its camera).
 public struct MetricsServer: Service {
     public let host: String
     /// The port it listens on (the one picked, when 0 was asked for).
@@ -27,15 +30,16 @@ public struct MetricsServer: Service {
 
     /// Listens on `host:port` (0 picks a port); serving starts with `run()`. Follow it with
     /// `run()` or, when the service will not run after all, `close()`: the port is held until then.
-    public static func listen(host: String, port: Int, registry: PrometheusCollectorRegistry, logger: Logger)
-        async throws(BindFailure) -> MetricsServer {
+    public static func listen(host: String, port: Int, registry: PrometheusCollectorRegistry, logger: Logger,
+                              limits: ConnectionLimits = ConnectionLimits()) async throws(BindFailure) -> MetricsServer {
+        let gate = ConnectionGate(limits: limits)
         do {
             let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 16)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        guard try gate.admitHTTPConnection(channel) else { return }
                         try channel.pipeline.syncOperations.addHandler(MetricsHandler(registry: registry))
                     }
                 }
