@@ -44,8 +44,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "circadify",
-            dependencies: ["Circadify", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Circadify", "ProcessSignals", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/circadify"
+        ),
+        // SIGINT, SIGTERM and SIGHUP as a clean stop, for the command-line tools.
+        .target(
+            name: "ProcessSignals",
+            path: "Tools/signals"
         ),
         // The seeds' flows (permission, scan with guidance, retry, cancel, headless) as a program.
         .executableTarget(
@@ -267,7 +272,8 @@ package.targets += [
     ),
     .executableTarget(
         name: "circadify-latency",
-        dependencies: ["LatencyKit", "Circadify", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        dependencies: ["LatencyKit", "Circadify", "ProcessSignals",
+                       .product(name: "ArgumentParser", package: "swift-argument-parser")],
         path: "Tools/latency/cli"
     ),
     .testTarget(

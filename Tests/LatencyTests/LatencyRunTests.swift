@@ -35,9 +35,12 @@ import Testing
         // End to end spans every frame's kernels, so its distribution lies above theirs.
         let kernels = try #require(report[.kernels]?.percentiles), e2e = try #require(report[.endToEnd]?.percentiles)
         #expect(kernels.p50 > 0 && e2e.p50 >= kernels.p50 && e2e.max >= kernels.max)
-        // Replayed frames are stamped when they are due: the replay's rate, however loaded the machine.
-        #expect(abs((report.achievedFps ?? 0) - 30) < 0.5)
-        #expect(report.durationSeconds > 0 && report.cpuPercent > 0 && report.peakRssMB > 1)
+        // A 64x48 replay keeps its rate: about 30 fps (a loaded machine's late first frame
+        // shortens the span a little).
+        let fps = try #require(report.achievedFps)
+        #expect(fps > 24 && fps < 36, "\(fps) fps")
+        #expect(report.durationSeconds > 0 && (report.cpuPercent ?? 0) > 0 && report.peakRssMB > 1)
+        #expect(!report.interrupted)
         // The JSON a --json run prints carries the same.
         let data = try JSONEncoder().encode(report)
         let back = try JSONDecoder().decode(LatencyReport.self, from: data)
@@ -67,17 +70,64 @@ import Testing
     }
 
     /// A second of warm-up on the frames' clock: the replay's first 30 or 31 frames (frame
-    /// 30 is due a hair before the second is up) are not timed, the rest all are; the
-    /// counts are read once the warm-up is over, so they cover at most the timed frames.
+    /// 30 is due a hair before the second is up) are not timed, nor counted. The counts are
+    /// read once the warm-up is over, however late: the histograms start where they do,
+    /// so the timed frames are the window's samples, each of them received in it.
     @MainActor @Test func theWarmUpIsLeftOut() async throws {
         let file = try Self.clip(frames: 90)
         defer { file.cleanUp() }
         let report = try await LatencyRun.run(.file(file.path, fps: 30), seconds: 30, warmup: 1)
         #expect(report.error == nil && report.warmupSeconds == 1)
         let timed = report.frames.timed, received = report.frames.received
-        #expect((59...60).contains(timed), "the warm-up's frames are left out: \(timed) timed")
-        #expect(received <= timed, "counted from the warm-up's end on: \(received)")
+        #expect(timed >= 40 && timed <= 60, "the warm-up's frames are left out: \(timed) timed")
+        #expect(report.frames.samples == timed, "the counts cover the timed frames: \(report.frames.samples) samples")
+        #expect(received == timed, "nothing lost or corrupt, so every frame received was timed: \(received)")
         #expect(report[.endToEnd]?.count == timed)
+    }
+
+    /// A stop asked for mid-run (the command's Ctrl-C) ends it with what was measured.
+    @MainActor @Test func aStoppedRunReportsWhatItMeasured() async throws {
+        let file = try Self.clip(frames: 300)
+        defer { file.cleanUp() }
+        let stop = LatencyStop()
+        Task { try await Task.sleep(for: .seconds(1)); stop.request() }
+        let report = try await LatencyRun.run(.file(file.path, fps: 30), seconds: 30, until: stop)
+        #expect(report.interrupted && report.error == nil)
+        #expect(report.durationSeconds < 5, "stopped after \(report.durationSeconds) s, not at the file's end")
+        #expect(report.frames.timed >= 10 && report.frames.timed < 300, "\(report.frames.timed) timed")
+        #expect(report[.endToEnd]?.count == report.frames.timed)
+    }
+
+    /// A file that ends before the warm-up does, or holds no frame, measured nothing:
+    /// the report says so in `error` (the command exits 1), and no CPU share is made up
+    /// from an empty window.
+    @MainActor @Test func aRunThatMeasuresNothingSaysSo() async throws {
+        let short = try Self.clip(frames: 15)
+        defer { short.cleanUp() }
+        let warm = try await LatencyRun.run(.file(short.path, fps: 30), seconds: 5, warmup: 10)
+        #expect(warm.frames.timed == 0 && warm.frames.received == 0)
+        #expect(warm.error?.contains("the input ended during the 10.0 s warm-up") == true, "\(warm.error ?? "no error")")
+        #expect(warm.cpuPercent == nil, "a \(warm.durationSeconds) s window has no CPU share")
+
+        let empty = try TemporaryFile(named: "empty.y4m", contents: Array("YUV4MPEG2 W64 H48 F30:1 C420\n".utf8))
+        defer { empty.cleanUp() }
+        let none = try await LatencyRun.run(.file(empty.path, fps: 30), seconds: 5)
+        #expect(none.frames.timed == 0)
+        #expect(none.error?.contains("the input ended before a frame was measured") == true, "\(none.error ?? "no error")")
+    }
+
+    /// A replay the pipeline cannot keep up with (1920x1080 MJPEG offered at 1000 fps)
+    /// reports the rate it kept, not the one the file asks for.
+    @MainActor @Test func aReplayThatFallsBehindReportsTheRateItKept() async throws {
+        let jpeg = TestScenes.jpeg(rgb: TestScenes.faceRGB(width: 1920, height: 1080), width: 1920, height: 1080)
+        let file = try TemporaryFile(named: "big.mjpeg", contents: Array(repeating: jpeg, count: 120).flatMap { $0 })
+        defer { file.cleanUp() }
+        let report = try await LatencyRun.run(.file(file.path, fps: 1000), seconds: 30)
+        let fps = try #require(report.achievedFps)
+        #expect(report.frames.timed == 120)
+        #expect(fps < 800, "\(fps) fps achieved")
+        // The rate agrees with the frames over the time they took.
+        #expect(fps <= Double(report.frames.timed) / report.durationSeconds * 1.5, "\(fps) fps over \(report.durationSeconds) s")
     }
 
     @MainActor @Test func aCameraThatCannotOpenThrowsItsError() async {

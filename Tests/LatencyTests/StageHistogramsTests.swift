@@ -34,6 +34,18 @@ import Testing
         #expect(abs(try #require(h.achievedFramesPerSecond) - 30) < 0.01)
     }
 
+    /// Frames due every 33.3 ms but each taken 10 ms later than the one before (a replay
+    /// falling behind): the rate is the one kept, 1 / 43.3 ms, not the one they were due at.
+    @Test func theRateIsWhenFramesWereTakenNotWhenTheyWereDue() throws {
+        var h = StageHistograms()
+        for i in 0..<100 {
+            var t = Self.timing(UInt64(i), endToEnd: 1_000_000)
+            t.set(.dequeue, nanoseconds: Int64(i) * 10_000_000)
+            h.record(t)
+        }
+        #expect(abs(try #require(h.achievedFramesPerSecond) - 1e9 / Double(Self.interval + 10_000_000)) < 0.01)
+    }
+
     /// Nine frames lost before one that took 2 ms end to end: they were due 1…9
     /// intervals earlier and never came, so they count as at least that late.
     @Test func framesLostBeforeAFrameAreBackfilledAtTheFrameInterval() throws {

@@ -3,6 +3,7 @@ import Circadify
 import CircadifyPreviewServer
 import Foundation
 import Glibc
+import ProcessSignals
 
 /// `circadify preview`: the live camera with its scan overlay, the live vitals and a scan
 /// button, as a local web page for a browser (a kiosk browser on the board's own screen).

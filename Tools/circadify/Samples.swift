@@ -1,6 +1,7 @@
 import ArgumentParser
 import Circadify
 import Foundation
+import ProcessSignals
 
 /// `circadify samples`: run a camera or a file through the realtime core and
 /// print what it measures per frame.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Circadify
 import Foundation
 import Glibc
+import ProcessSignals
 
 /// `circadify scan`: one whole measurement from a camera or a video file.
 struct Scan: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import CCoreTestSupport
 import Foundation
+import Glibc
 import Testing
 
 /// `circadify-latency` as a user runs it: its command-line errors, a camera or file
@@ -21,6 +22,7 @@ import Testing
         (["--device", "/dev/video0", "--input", "clip.y4m"], "exclude each other"),
         (["--input", "clip.y4m", "--duration", "0"], "--duration must be"),
         (["--input", "clip.y4m", "--duration", "nan"], "--duration must be"),
+        (["--input", "clip.y4m", "--duration", "0.05"], "--duration must be 0.1 to 86400"),
         (["--input", "clip.y4m", "--duration", "soon"], "--duration"),
         (["--input", "clip.y4m", "--fps", "0"], "--fps must be"),
         (["--input", "clip.y4m", "--warmup", "-1"], "--warmup"),
@@ -72,7 +74,8 @@ import Testing
         #expect(output.status == 0, "\(output.stderr)")
         let report = try CLIProcess.jsonObject(output)
         #expect(Set(report.keys) == ["source", "warmup_s", "duration_s", "frames", "achieved_fps", "cpu_percent", "peak_rss_mb",
-                                     "stages"])
+                                     "stages", "interrupted"])
+        #expect(report["interrupted"] as? Bool == false)
         let source = try #require(report["source"] as? [String: Any])
         #expect(source["kind"] as? String == "file" && source["width"] as? Int == 64 && source["nominal_fps"] as? Double == 30)
         let frames = try #require(report["frames"] as? [String: Any])
@@ -92,8 +95,39 @@ import Testing
         #expect(stages["decode"]?["count"] as? Int == 0 && stages["decode"]?["p50_us"] == nil, "Y4M is not decoded")
         #expect(stages["thumbnail"]?["count"] as? Int == 15, "a thumbnail every 3rd frame")
         let fps = try #require(report["achieved_fps"] as? Double)
-        #expect(abs(fps - 30) < 0.5, "a real-time replay runs at its frame rate: \(fps)")
+        #expect(fps > 24 && fps < 36, "a real-time replay runs at about its frame rate: \(fps)")
         #expect((report["peak_rss_mb"] as? Double ?? 0) > 1)
+    }
+
+    /// Ctrl-C ends the run: the camera is released, the report covers the time measured,
+    /// and the exit status is the shell's 130.
+    @Test func ctrlCPrintsWhatWasMeasured() async throws {
+        let file = try Self.clip(frames: 600)
+        defer { file.cleanUp() }
+        let output = try await CLIProcess.run(["--input", file.path, "--duration", "60", "--json"],
+                                              product: "circadify-latency", timeout: .seconds(60)) { process in
+            try await Task.sleep(for: .seconds(2))
+            kill(process.processIdentifier, SIGINT)
+        }
+        #expect(!output.signalled && output.status == 130, "\(output.stderr)")
+        #expect(output.stderr.contains("stopped by SIGINT (Ctrl-C) after"), "\(output.stderr)")
+        let report = try CLIProcess.jsonObject(output)
+        #expect(report["interrupted"] as? Bool == true)
+        let frames = try #require(report["frames"] as? [String: Any])
+        let timed = try #require(frames["timed"] as? Int)
+        #expect(timed > 0 && timed < 600, "\(timed) frames timed before the stop")
+        #expect((report["duration_s"] as? Double ?? 99) < 30)
+    }
+
+    /// A file that ends in the warm-up measured nothing: the report says so and the run fails.
+    @Test func aRunThatMeasuredNothingFails() async throws {
+        let file = try Self.clip(frames: 15)
+        defer { file.cleanUp() }
+        let output = try await Self.run(["--input", file.path, "--warmup", "5", "--json"])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("the input ended during the 5.0 s warm-up"), "\(output.stderr)")
+        let report = try CLIProcess.jsonObject(output)
+        #expect(report["cpu_percent"] == nil, "no CPU share for an empty window")
     }
 
     @Test func theTableNamesEveryStage() async throws {

@@ -50,19 +50,23 @@ public struct LatencyReport: Codable, Sendable {
     /// Wall-clock seconds measured (from the camera running, or the warm-up's end, to the end).
     public var durationSeconds: Double
     public var frames: Frames
-    /// Frames a second by the timed frames' capture times.
+    /// Frames a second by when the capture thread took the timed frames (a replay that
+    /// falls behind shows the rate it kept, not the file's).
     public var achievedFps: Double?
-    /// CPU (user + system) of the whole process over the run, percent of one core.
-    public var cpuPercent: Double
+    /// CPU (user + system) of the whole process over the run, percent of one core (nil
+    /// for a window under 0.1 s, too short for getrusage's ticks to mean anything).
+    public var cpuPercent: Double?
     /// Peak resident memory of the process, megabytes (2^20 bytes).
     public var peakRssMB: Double
     /// Every `PipelineStage` by its raw value ("dequeue", …, "end_to_end").
     public var stages: [String: StageSummary]
-    /// Why the run ended early, when the camera or file failed.
+    /// Stopped before its duration by a signal (Ctrl-C): the report covers the time measured.
+    public var interrupted: Bool
+    /// Why the run ended early, when the camera or file failed, or why nothing was measured.
     public var error: String?
 
     enum CodingKeys: String, CodingKey {
-        case source, frames, stages, error
+        case source, frames, stages, interrupted, error
         case warmupSeconds = "warmup_s", durationSeconds = "duration_s", achievedFps = "achieved_fps", cpuPercent = "cpu_percent"
         case peakRssMB = "peak_rss_mb"
     }

@@ -8,6 +8,18 @@ public enum LatencyInput: Sendable, Equatable {
     case file(String, fps: Int)
 }
 
+/// Ends a `LatencyRun` before its duration (the command's SIGINT, SIGTERM or SIGHUP);
+/// it reports what it measured until then.
+public final class LatencyStop: Sendable {
+    private let requested = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func request() { requested.store(true, ordering: .relaxed) }
+
+    public var isRequested: Bool { requested.load(ordering: .relaxed) }
+}
+
 /// Runs the real pipeline, the camera object and scan driver the SDK uses, with
 /// live monitoring on (the analysis a monitoring board runs), for a while, and
 /// records every frame's stage timings into `StageHistograms`.
@@ -15,12 +27,14 @@ public enum LatencyInput: Sendable, Equatable {
 public enum LatencyRun {
     /// Profiles `input` for `seconds` (a file: at most to its end), after
     /// `warmup` seconds whose frames and counts are left out (start-up: the first
-    /// whole-frame face searches, caches, the analysis's first plans).
+    /// whole-frame face searches, caches, the analysis's first plans). `stop` ends it
+    /// sooner, with what was measured so far (`interrupted`).
     /// - Throws: the camera's errors from `start()` (no such device or file,
     ///   permission, busy, a file that is not a video). Capture that fails
-    ///   later ends the run early: the report says why in `error`.
-    public static func run(_ input: LatencyInput, seconds: Double, warmup: Double = 0)
-        async throws(CircadifyError) -> LatencyReport {
+    ///   later ends the run early: the report says why in `error`, as it does when
+    ///   no frame was measured at all.
+    public static func run(_ input: LatencyInput, seconds: Double, warmup: Double = 0,
+                           until stop: LatencyStop = LatencyStop()) async throws(CircadifyError) -> LatencyReport {
         let camera: CircadifyCamera
         switch input {
         case .device(let path): camera = CircadifyCamera(devicePath: path, position: .back)
@@ -48,15 +62,19 @@ public enum LatencyRun {
         if warmup > 0 {
             // The warm-up is on the frames' clock, from the first frame's capture: a replay
             // leaves out the same frames however long the start took. The counts are read
-            // once it is over, when the scan driver answers (a busy one answers late: then
-            // fewer frames are counted than timed).
-            while camera.isRunning, recorder.windowStart.map({ StageTimingHub.now() < $0 }) ?? true {
+            // once the scan driver has handled a frame past it; the histograms then start
+            // with the first sample those counts had not delivered, so both cover the same
+            // frames however far behind a busy driver is.
+            while camera.isRunning, !stop.isRequested, !recorder.passedWarmup {
                 try? await Task.sleep(for: .milliseconds(20))
             }
             baseline = await camera.pipelineCounters() ?? baseline
         }
+        recorder.startAfter(samples: baseline.samplesDelivered)
+        let endedInWarmup = warmup > 0 && !camera.isRunning
         let start = ProcessUsage.now(), started = ContinuousClock.now
-        await runs(camera, for: seconds)
+        await runs(camera, for: seconds, until: stop)
+        let interrupted = stop.isRequested, endedByItself = !camera.isRunning
         let elapsed = ContinuousClock.now - started
         let end = ProcessUsage.now()
         await camera.release()
@@ -66,7 +84,12 @@ public enum LatencyRun {
 
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let histograms = recorder.snapshot()
-        let counters = (await camera.pipelineCounters() ?? PipelineCounters()).since(baseline)
+        var counters = (await camera.pipelineCounters() ?? PipelineCounters()).since(baseline)
+        // A frame on the capture thread when the warm-up's counts were read was counted as
+        // received there and as a sample here: every sample, overflow and corrupt frame of
+        // the window was received in it.
+        counters.framesReceived = max(counters.framesReceived,
+                                      counters.samplesDelivered + counters.ringOverflows + counters.corrupt)
         var stages = [String: StageSummary]()
         for stage in PipelineStage.allCases { stages[stage.rawValue] = histograms.summary(of: stage) }
         let source: LatencyReport.Source
@@ -81,6 +104,12 @@ public enum LatencyRun {
         described.width = format?.width
         described.height = format?.height
         described.nominalFps = (format?.framesPerSecond).flatMap { $0 > 0 ? $0 : nil }
+        var error = ending.failure?.errorDescription
+        if error == nil, histograms.frames == 0, !interrupted {
+            error = endedInWarmup ? "the input ended during the \(LatencyTable.fixed(warmup, 1)) s warm-up: nothing was measured"
+                : endedByItself ? "the input ended before a frame was measured"
+                : "no frame was measured in \(LatencyTable.fixed(wall, 1)) s"
+        }
         return LatencyReport(
             source: described, warmupSeconds: warmup, durationSeconds: wall,
             frames: .init(received: counters.framesReceived, samples: counters.samplesDelivered,
@@ -89,15 +118,16 @@ public enum LatencyRun {
                           ringOverflows: counters.ringOverflows, backfilled: histograms.framesBackfilled,
                           fromRestartMarkers: counters.decodedFromRestartMarkers),
             achievedFps: histograms.achievedFramesPerSecond,
-            cpuPercent: end.cpuPercent(since: start, wallSeconds: wall),
+            cpuPercent: wall >= 0.1 ? end.cpuPercent(since: start, wallSeconds: wall) : nil,
             peakRssMB: Double(end.peakResidentBytes) / 1_048_576,
-            stages: stages, error: ending.failure?.errorDescription)
+            stages: stages, interrupted: interrupted, error: error)
     }
 
-    /// Returns after `seconds`, or earlier when the camera stops (a file ended, capture failed).
-    private static func runs(_ camera: CircadifyCamera, for seconds: Double) async {
-        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-        while camera.isRunning, ContinuousClock.now < deadline {
+    /// Returns after `seconds`, or earlier when the camera stops (a file ended, capture
+    /// failed) or `stop` is requested (the command's Ctrl-C).
+    private static func runs(_ camera: CircadifyCamera, for seconds: Double, until stop: LatencyStop) async {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while camera.isRunning, !stop.isRequested, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -107,25 +137,51 @@ public enum LatencyRun {
         var failure: CircadifyError?
     }
 
-    /// The histograms, fed from the timing stream's task.
+    /// The histograms, fed from the timing stream's task. A timing counts when its frame
+    /// was captured after the warm-up (on the frames' clock) and its sample comes after the
+    /// `startAfter` first ones (those the warm-up's counts hold): until that number is
+    /// known, the timings past the warm-up wait in `pending`.
     private final class Recorder: Sendable {
+        private struct State {
+            var histograms = StageHistograms()
+            /// Timings received, one per sample, in the ring's order.
+            var recorded = 0
+            var from: Int64?
+            var passedWarmup = false
+            var skipped: UInt64?
+            var pending: [(index: Int, timing: StageTiming)] = []
+        }
+
         private let warmup: Int64
-        private let state = Mutex((histograms: StageHistograms(), recorded: 0, from: Int64?.none))
+        private let state = Mutex(State())
 
         /// Frames captured in the first `warmup` nanoseconds after the first frame are left out.
         init(warmup: Int64) { self.warmup = warmup }
 
         func record(_ timing: StageTiming) {
             state.withLock {
+                let index = $0.recorded
                 $0.recorded += 1
                 let from = $0.from ?? timing.captureNanoseconds + warmup
                 $0.from = from
-                if timing.captureNanoseconds >= from { $0.histograms.record(timing) }
+                guard timing.captureNanoseconds >= from else { return }
+                $0.passedWarmup = true
+                guard let skipped = $0.skipped else { return $0.pending.append((index, timing)) }
+                if UInt64(index) >= skipped { $0.histograms.record(timing) }
             }
         }
 
-        /// The capture time from which frames count; nil until the first frame.
-        var windowStart: Int64? { state.withLock { $0.from } }
+        /// The first `samples` timings are the warm-up's, whatever their capture times.
+        func startAfter(samples: UInt64) {
+            state.withLock {
+                $0.skipped = samples
+                for (index, timing) in $0.pending where UInt64(index) >= samples { $0.histograms.record(timing) }
+                $0.pending = []
+            }
+        }
+
+        /// Whether a frame captured after the warm-up has been timed.
+        var passedWarmup: Bool { state.withLock { $0.passedWarmup } }
 
         func snapshot() -> StageHistograms { state.withLock { $0.histograms } }
 

@@ -31,8 +31,10 @@ public enum LatencyTable {
             + "\(f.corrupt) corrupt; \(f.ringOverflows) ring overflows; "
             + "\(f.fromRestartMarkers) decoded from restart markers")
         let fps = report.achievedFps.map { fixed($0, 2) } ?? "-"
-        lines.append("rate: \(fps) fps achieved; CPU \(fixed(report.cpuPercent, 1))% of one core; "
+        let cpu = report.cpuPercent.map { fixed($0, 1) + "%" } ?? "-"
+        lines.append("rate: \(fps) fps achieved; CPU \(cpu) of one core; "
             + "peak RSS \(fixed(report.peakRssMB, 1)) MB")
+        if report.interrupted { lines.append("interrupted: the report covers the time measured until then") }
         if let error = report.error { lines.append("ended early: \(error)") }
         return lines.joined(separator: "\n")
     }
@@ -49,7 +51,7 @@ public enum LatencyTable {
     }
 
     /// `value` with `digits` decimals (no Foundation formatting needed).
-    static func fixed(_ value: Double, _ digits: Int) -> String {
+    public static func fixed(_ value: Double, _ digits: Int) -> String {
         guard value.isFinite else { return "\(value)" }
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }

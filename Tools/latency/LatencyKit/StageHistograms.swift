@@ -20,10 +20,10 @@ public struct StageHistograms: Sendable {
     private var corrected: [PipelineStage: Histogram<UInt64>] = [:]
     /// Measured values only, for the queueing stages (what the correction added shows as the difference).
     private var measured: [PipelineStage: Histogram<UInt64>] = [:]
-    /// Frames recorded, and the first and last capture times, for the frame rate.
+    /// Frames recorded, and when the capture thread took the first and the last, for the frame rate.
     public private(set) var frames = 0
-    private var firstCapture: Int64?
-    private var lastCapture: Int64?
+    private var firstTaken: Int64?
+    private var lastTaken: Int64?
     /// Frames stood in for by the correction (lost before a recorded frame).
     public private(set) var framesBackfilled: UInt64 = 0
     /// Frame interval of the stream, from the timings (0 when unknown).
@@ -37,8 +37,11 @@ public struct StageHistograms: Sendable {
 
     public mutating func record(_ timing: StageTiming) {
         frames += 1
-        firstCapture = firstCapture ?? timing.captureNanoseconds
-        lastCapture = timing.captureNanoseconds
+        // Taken: the capture plus its dequeue wait. A replay stamps frames with when they
+        // were due, so their capture times alone keep the file's rate however late they come.
+        let taken = timing.captureNanoseconds + (timing.nanoseconds(.dequeue) ?? 0)
+        firstTaken = firstTaken ?? taken
+        lastTaken = taken
         if timing.frameIntervalNanoseconds > 0 { frameIntervalNanoseconds = timing.frameIntervalNanoseconds }
         let interval = UInt64(max(timing.frameIntervalNanoseconds, 0))
         let lost = interval > 0 ? min(timing.framesLostBefore, Self.backfillLimit) : 0
@@ -56,9 +59,9 @@ public struct StageHistograms: Sendable {
         }
     }
 
-    /// Frames a second by their capture times (nil with fewer than two frames).
+    /// Frames a second by when the capture thread took them (nil with fewer than two frames).
     public var achievedFramesPerSecond: Double? {
-        guard frames > 1, let first = firstCapture, let last = lastCapture, last > first else { return nil }
+        guard frames > 1, let first = firstTaken, let last = lastTaken, last > first else { return nil }
         return Double(frames - 1) * 1e9 / Double(last - first)
     }
 

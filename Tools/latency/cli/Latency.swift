@@ -1,7 +1,9 @@
 import ArgumentParser
 import Circadify
 import Foundation
+import Glibc
 import LatencyKit
+import ProcessSignals
 
 /// `circadify-latency`: where a board spends its frame budget, stage by stage.
 @main
@@ -17,7 +19,8 @@ struct Latency: AsyncParsableCommand {
             and corrupt; the achieved frame rate, CPU and peak resident memory. A file is replayed \
             at its own frame rate, as a camera would deliver it. Stages marked * are corrected \
             for coordinated omission (frames lost to a stall count in the tail).
-            Exit status: 0 measured, 1 the camera or file failed, 64 a bad command line.
+            Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends the run early: the camera is released and             the report covers the time measured.
+            Exit status: 0 measured, 1 the camera or file failed or nothing was measured,             64 a bad command line, 130 stopped by a signal (after its report).
             """)
 
     @Option(name: .long, help: ArgumentHelp("A V4L2 capture node to profile.", valueName: "path"))
@@ -26,7 +29,7 @@ struct Latency: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A Y4M or raw MJPEG file to replay in real time.", valueName: "file"))
     var input: String?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to measure (a file: at most to its end).", valueName: "s"))
+    @Option(name: .long, help: ArgumentHelp("Seconds to measure (a file: at most to its end; Ctrl-C ends it sooner).", valueName: "s"))
     var duration: Double = 10
 
     @Option(name: .long, help: ArgumentHelp("Seconds to run before measuring (start-up left out).", valueName: "s"))
@@ -45,8 +48,8 @@ struct Latency: AsyncParsableCommand {
         default: break
         }
         if device?.isEmpty == true || input?.isEmpty == true { throw ValidationError("the path is empty") }
-        guard duration.isFinite, duration > 0, duration <= 86_400 else {
-            throw ValidationError("--duration must be a number of seconds above 0 (at most a day), got \(duration)")
+        guard duration.isFinite, duration >= 0.1, duration <= 86_400 else {
+            throw ValidationError("--duration must be 0.1 to 86400 seconds (a day), got \(duration)")
         }
         guard warmup.isFinite, warmup >= 0, warmup <= 3600 else {
             throw ValidationError("--warmup must be 0 or more seconds (at most an hour), got \(warmup)")
@@ -56,12 +59,22 @@ struct Latency: AsyncParsableCommand {
 
     func run() async throws {
         let target: LatencyInput = device.map { .device($0) } ?? .file(input ?? "", fps: fps)
+        // The first signal ends the run cleanly (the camera released, the report printed); a
+        // second one means that is not happening, and exits at once.
+        let stop = LatencyStop()
+        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP], first: { _ in stop.request() }, again: { number in
+            FileHandle.standardError.write(Data("circadify-latency: \(SignalTrap.name(number)) received again; exited at once\n".utf8))
+            Foundation.exit(Self.interruptedStatus)
+        })
         let report: LatencyReport
         do {
-            report = try await LatencyRun.run(target, seconds: duration, warmup: warmup)
+            report = try await LatencyRun.run(target, seconds: duration, warmup: warmup, until: stop)
         } catch {
             Self.fail(describe(error, target))
         }
+        // The trap stays until the process exits: a second signal while the report is
+        // printed must not kill it half-written.
+        let signal = trap.received
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -70,7 +83,15 @@ struct Latency: AsyncParsableCommand {
             print(LatencyTable.render(report))
         }
         if let error = report.error { Self.fail("the run ended early: \(error)") }
+        if let signal, report.interrupted {
+            Self.fail("stopped by \(SignalTrap.name(signal)) after \(LatencyTable.fixed(report.durationSeconds, 1)) s",
+                      status: Self.interruptedStatus)
+        }
+        withExtendedLifetime(trap) {}
     }
+
+    /// The shell's status for a command stopped by Ctrl-C.
+    static let interruptedStatus: Int32 = 130
 
     /// What went wrong opening `target`, naming it.
     private func describe(_ error: CircadifyError, _ target: LatencyInput) -> String {
@@ -85,8 +106,8 @@ struct Latency: AsyncParsableCommand {
         }
     }
 
-    private static func fail(_ message: String) -> Never {
+    private static func fail(_ message: String, status: Int32 = 1) -> Never {
         FileHandle.standardError.write(Data("circadify-latency: \(message)\n".utf8))
-        Foundation.exit(1)
+        Foundation.exit(status)
     }
 }

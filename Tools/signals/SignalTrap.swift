@@ -6,7 +6,8 @@ import Glibc
 /// clean stop is not happening (something hangs), so `again` runs and should exit at once.
 /// One sent twice at once is one request: `timeout` signals the command and then its whole
 /// process group, and a supervisor may do the same, a few microseconds apart.
-final class SignalTrap: @unchecked Sendable {
+/// (The `circadify` commands and `circadify-latency` share it.)
+public final class SignalTrap: @unchecked Sendable {
     /// Repeats within this long of the first signal are the same request.
     static let sameRequest = Duration.milliseconds(250)
 
@@ -16,7 +17,7 @@ final class SignalTrap: @unchecked Sendable {
     private var first: Int32?   // only touched on `queue`
     private var firstAt = ContinuousClock.now   // only touched on `queue`
 
-    init(_ signals: [Int32], first onFirst: @escaping @Sendable (Int32) -> Void,
+    public init(_ signals: [Int32], first onFirst: @escaping @Sendable (Int32) -> Void,
          again onAgain: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
         for number in signals {
@@ -39,10 +40,10 @@ final class SignalTrap: @unchecked Sendable {
     }
 
     /// The first signal that arrived, if any.
-    var received: Int32? { queue.sync { first } }
+    public var received: Int32? { queue.sync { first } }
 
     /// Stops trapping: signals act as usual again.
-    func release() {
+    public func release() {
         queue.sync {
             for source in sources { source.cancel() }
             sources.removeAll()
@@ -50,7 +51,7 @@ final class SignalTrap: @unchecked Sendable {
         for number in signals { signal(number, SIG_DFL) }
     }
 
-    static func name(_ number: Int32) -> String {
+    public static func name(_ number: Int32) -> String {
         switch number {
         case SIGINT: "SIGINT (Ctrl-C)"
         case SIGTERM: "SIGTERM"
