@@ -70,16 +70,16 @@ import Testing
     }
 
     /// A second of warm-up on the frames' clock: the replay's first 30 or 31 frames (frame
-    /// 30 is due a hair before the second is up) are not timed, nor counted. The counts are
-    /// read once the warm-up is over, however late: the histograms start where they do,
-    /// so the timed frames are the window's samples, each of them received in it.
+    /// 30 is due a hair before the second is up) are not timed, nor counted, however far
+    /// the capture thread ran ahead of a busy scan driver: the timed frames are the
+    /// window's samples, each of them received in it.
     @MainActor @Test func theWarmUpIsLeftOut() async throws {
         let file = try Self.clip(frames: 90)
         defer { file.cleanUp() }
         let report = try await LatencyRun.run(.file(file.path, fps: 30), seconds: 30, warmup: 1)
         #expect(report.error == nil && report.warmupSeconds == 1)
         let timed = report.frames.timed, received = report.frames.received
-        #expect(timed >= 40 && timed <= 60, "the warm-up's frames are left out: \(timed) timed")
+        #expect((59...60).contains(timed), "the warm-up's frames are left out: \(timed) timed")
         #expect(report.frames.samples == timed, "the counts cover the timed frames: \(report.frames.samples) samples")
         #expect(received == timed, "nothing lost or corrupt, so every frame received was timed: \(received)")
         #expect(report[.endToEnd]?.count == timed)

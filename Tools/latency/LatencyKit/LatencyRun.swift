@@ -61,16 +61,14 @@ public enum LatencyRun {
         var baseline = PipelineCounters()
         if warmup > 0 {
             // The warm-up is on the frames' clock, from the first frame's capture: a replay
-            // leaves out the same frames however long the start took. The counts are read
-            // once the scan driver has handled a frame past it; the histograms then start
-            // with the first sample those counts had not delivered, so both cover the same
-            // frames however far behind a busy driver is.
+            // leaves out the same frames however long the start took. The window's counts
+            // are the final ones less what the warm-up's timings account for (`WarmupShare`);
+            // the rest are read once the scan driver has handled a frame past it.
             while camera.isRunning, !stop.isRequested, !recorder.passedWarmup {
                 try? await Task.sleep(for: .milliseconds(20))
             }
             baseline = await camera.pipelineCounters() ?? baseline
         }
-        recorder.startAfter(samples: baseline.samplesDelivered)
         let endedInWarmup = warmup > 0 && !camera.isRunning
         let start = ProcessUsage.now(), started = ContinuousClock.now
         await runs(camera, for: seconds, until: stop)
@@ -83,13 +81,8 @@ public enum LatencyRun {
         collector.cancel()
 
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let histograms = recorder.snapshot()
-        var counters = (await camera.pipelineCounters() ?? PipelineCounters()).since(baseline)
-        // A frame on the capture thread when the warm-up's counts were read was counted as
-        // received there and as a sample here: every sample, overflow and corrupt frame of
-        // the window was received in it.
-        counters.framesReceived = max(counters.framesReceived,
-                                      counters.samplesDelivered + counters.ringOverflows + counters.corrupt)
+        let (histograms, warmupShare) = recorder.snapshot()
+        let counters = warmupShare.window(of: await camera.pipelineCounters() ?? PipelineCounters(), atWarmupEnd: baseline)
         var stages = [String: StageSummary]()
         for stage in PipelineStage.allCases { stages[stage.rawValue] = histograms.summary(of: stage) }
         let source: LatencyReport.Source
@@ -137,19 +130,15 @@ public enum LatencyRun {
         var failure: CircadifyError?
     }
 
-    /// The histograms, fed from the timing stream's task. A timing counts when its frame
-    /// was captured after the warm-up (on the frames' clock) and its sample comes after the
-    /// `startAfter` first ones (those the warm-up's counts hold): until that number is
-    /// known, the timings past the warm-up wait in `pending`.
+    /// The histograms, fed from the timing stream's task, and the warm-up's share of the counts.
     private final class Recorder: Sendable {
         private struct State {
             var histograms = StageHistograms()
-            /// Timings received, one per sample, in the ring's order.
+            var warmupShare = WarmupShare()
+            /// Timings received, warm-up's included.
             var recorded = 0
             var from: Int64?
             var passedWarmup = false
-            var skipped: UInt64?
-            var pending: [(index: Int, timing: StageTiming)] = []
         }
 
         private let warmup: Int64
@@ -160,30 +149,19 @@ public enum LatencyRun {
 
         func record(_ timing: StageTiming) {
             state.withLock {
-                let index = $0.recorded
                 $0.recorded += 1
                 let from = $0.from ?? timing.captureNanoseconds + warmup
                 $0.from = from
-                guard timing.captureNanoseconds >= from else { return }
+                guard timing.captureNanoseconds >= from else { return $0.warmupShare.add(timing) }
                 $0.passedWarmup = true
-                guard let skipped = $0.skipped else { return $0.pending.append((index, timing)) }
-                if UInt64(index) >= skipped { $0.histograms.record(timing) }
-            }
-        }
-
-        /// The first `samples` timings are the warm-up's, whatever their capture times.
-        func startAfter(samples: UInt64) {
-            state.withLock {
-                $0.skipped = samples
-                for (index, timing) in $0.pending where UInt64(index) >= samples { $0.histograms.record(timing) }
-                $0.pending = []
+                $0.histograms.record(timing)
             }
         }
 
         /// Whether a frame captured after the warm-up has been timed.
         var passedWarmup: Bool { state.withLock { $0.passedWarmup } }
 
-        func snapshot() -> StageHistograms { state.withLock { $0.histograms } }
+        func snapshot() -> (StageHistograms, WarmupShare) { state.withLock { ($0.histograms, $0.warmupShare) } }
 
         /// Returns once no timing has arrived for 100 ms.
         func waitUntilQuiet() async {
