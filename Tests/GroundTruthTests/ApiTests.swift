@@ -72,6 +72,38 @@ import Testing
         #expect(message2.contains("/nonexistent-dir/clip.json"))
     }
 
+    /// A render stopped midway (Ctrl-C, a kill) leaves no video under its name beside the new truth:
+    /// the video is written as VIDEO.part, and an older video of that name is removed first,
+    /// so the folder never holds a pair that looks whole but is not.
+    @Test func aStoppedRenderLeavesNoPairThatLooksWhole() throws {
+        let bin = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("circadify-groundtruth")
+        try #require(FileManager.default.isExecutableFile(atPath: bin.path),
+                     "build the CLI first: swift build --product circadify-groundtruth")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gt-stop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = dir.appendingPathComponent("still.y4m")
+        func render(seconds: String) throws -> Process {
+            let p = Process()
+            p.executableURL = bin
+            p.arguments = ["--scenario", "still", "--size", "320x240", "--duration", seconds, "--quiet", "-o", video.path]
+            try p.run()
+            return p
+        }
+        let first = try render(seconds: "1")
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 0 && FileManager.default.fileExists(atPath: video.path))
+
+        let stopped = try render(seconds: "60")
+        Thread.sleep(forTimeInterval: 1)
+        kill(stopped.processIdentifier, SIGKILL) // what no handler can clean up after
+        stopped.waitUntilExit()
+        #expect(stopped.terminationReason == .uncaughtSignal, "stopped midway: \(stopped.terminationStatus)")
+        #expect(!FileManager.default.fileExists(atPath: video.path), "no video under its name (the old one is gone too)")
+        #expect(FileManager.default.fileExists(atPath: video.path + ".part"), "the unfinished one is a .part file")
+    }
+
     /// The command line: a bad scenario name exits 2 and says what went wrong;
     /// a good call writes the clip and the truth beside it.
     @Test func cliReportsBadArgumentsAndWritesBesideTheVideo() throws {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gt_internal.h"
@@ -535,26 +536,68 @@ done:
     return rc;
 }
 
-int gt_clip_write_video(gt_clip *c, const char *path, char *msg, size_t msg_size) {
-    if (!c || !path) return -EINVAL;
+/* Files are written as PATH.part and renamed into place once whole: a run
+ * stopped midway (Ctrl-C, a kill) leaves a .part file, never a short file
+ * under the real name that looks whole. A path that is not a regular file
+ * (/dev/stdout, a pipe) is written as it is. */
+static char *part_path(const char *path) {
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return strdup(path);
+    size_t n = strlen(path);
+    char *part = malloc(n + sizeof ".part");
+    if (part) memcpy(part, path, n), memcpy(part + n, ".part", sizeof ".part");
+    return part;
+}
+
+static int commit_part(const char *part, const char *path, int rc, char *msg, size_t msg_size) {
+    if (strcmp(part, path) == 0) return rc;
+    if (rc == 0 && rename(part, path) != 0) {
+        rc = -errno;
+        gt_set_msg(msg, msg_size, "cannot write %s: %s", path, strerror(-rc));
+    }
+    if (rc < 0) remove(part);
+    return rc;
+}
+
+static int write_video_to(gt_clip *c, const char *path, const char *name, char *msg, size_t msg_size) {
     FILE *f = fopen(path, "wb");
     if (!f) {
         int err = errno;
-        gt_set_msg(msg, msg_size, "cannot write %s: %s", path, strerror(err));
+        gt_set_msg(msg, msg_size, "cannot write %s: %s", name, strerror(err));
         return -err;
     }
     int rc = write_frames(c, f, msg, msg_size);
     if (fclose(f) != 0 && rc == 0) {
-        gt_set_msg(msg, msg_size, "writing %s failed: %s", path, strerror(errno));
+        gt_set_msg(msg, msg_size, "writing %s failed: %s", name, strerror(errno));
         rc = -EIO;
     }
-    if (rc < 0) remove(path); /* no half-written clip that looks whole */
+    return rc;
+}
+
+int gt_remove_regular_file(const char *path, char *msg, size_t msg_size) {
+    struct stat st;
+    if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || remove(path) == 0) return 0;
+    int err = errno;
+    gt_set_msg(msg, msg_size, "cannot replace %s: %s", path, strerror(err));
+    return -err;
+}
+
+int gt_clip_write_video(gt_clip *c, const char *path, char *msg, size_t msg_size) {
+    if (!c || !path) return -EINVAL;
+    char *part = part_path(path);
+    if (!part) return -ENOMEM;
+    int rc = commit_part(part, path, write_video_to(c, part, path, msg, msg_size), msg, msg_size);
+    free(part);
     return rc;
 }
 
 int gt_clip_write_truth(gt_clip *c, const char *path, char *msg, size_t msg_size) {
     if (!c || !path) return -EINVAL;
-    return gt_truth_write(c, path, msg, msg_size);
+    char *part = part_path(path);
+    if (!part) return -ENOMEM;
+    int rc = commit_part(part, path, gt_truth_write(c, part, msg, msg_size), msg, msg_size);
+    free(part);
+    return rc;
 }
 
 int gt_write_clip(const gt_options *options, const char *video_path, const char *truth_path, char *msg,
@@ -566,8 +609,11 @@ int gt_write_clip(const gt_options *options, const char *video_path, const char 
     gt_clip *c;
     int rc = gt_clip_create(&o, &c, msg, msg_size);
     if (rc < 0) return rc;
-    /* The truth first: it is quick, so a bad truth path fails before the long render. */
-    if (truth_path) rc = gt_clip_write_truth(c, truth_path, msg, msg_size);
+    /* The truth first: it is quick, so a bad truth path fails before the long render.
+     * An older video of that name goes first, or a stopped render would leave it
+     * beside the new truth, a pair that looks whole. */
+    if (truth_path && video_path) rc = gt_remove_regular_file(video_path, msg, msg_size);
+    if (rc == 0 && truth_path) rc = gt_clip_write_truth(c, truth_path, msg, msg_size);
     if (rc == 0 && video_path) {
         rc = gt_clip_write_video(c, video_path, msg, msg_size);
         if (rc < 0 && truth_path) remove(truth_path); /* no truth without its video */
