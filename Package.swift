@@ -143,13 +143,14 @@ let package = Package(
         .executableTarget(
             name: "circadify-accuracy",
             dependencies: [
-                "AccuracyKit", "GroundTruthKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "AccuracyKit", "GroundTruthKit", "ProcessSignals",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/accuracy/cli"
         ),
         .testTarget(
             name: "AccuracyTests",
-            dependencies: ["AccuracyKit", "Circadify"],
+            dependencies: ["AccuracyKit", "Circadify", "GroundTruthKit"],
             path: "Tests/AccuracyTests"
         ),
         // Frame and file generators shared by the test targets.

@@ -18,7 +18,8 @@ package enum FileMeasurement {
     /// - Parameters:
     ///   - regions: the regions of frame `i` (forehead, cheeks, ...).
     ///   - timestamps: capture times of the frames, seconds, when the file's own frame rate
-    ///     does not tell them (a recording with dropped frames); nil for index / rate.
+    ///     does not tell them (a recording with dropped frames); nil: the file's own, from
+    ///     its first frame.
     ///   - limit: stop after this many frames.
     package static func frames(path: String, fps: UInt32 = 30, limit: Int = .max,
                                timestamps: [Double]? = nil, skinModel: SkinToneModel = SkinToneModel(),
@@ -29,6 +30,7 @@ package enum FileMeasurement {
         var frames = [SignalFrame]()
         var skin = SkinToneModel.initial
         var placement: UInt32 = 1
+        var firstTime: Double?
         var wanted = regions(0)
         try await source.setRegions(RegionSet(rects: wanted.rects, skin: skin, generation: placement))
         do {
@@ -40,6 +42,12 @@ package enum FileMeasurement {
                         throw CoreError(code: -22, message: "frame \(index) has no timestamp (\(timestamps.count) given)")
                     }
                     frame.time = timestamps[index]
+                } else {
+                    // The file's time, from its first frame, as a scan's replay counts it (the
+                    // replay's clock starts wherever the machine's was).
+                    let origin = firstTime ?? frame.time
+                    firstTime = origin
+                    frame.time -= origin
                 }
                 frames.append(frame)
                 if frames.count >= limit { break }

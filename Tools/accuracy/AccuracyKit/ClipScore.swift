@@ -43,13 +43,17 @@ package struct ClipScore: Codable {
     package var readRight: Bool { pulsePresent && abs(heartRateError ?? .infinity) <= 3 }
 
     /// The estimate's pulse and the evidence its confidence was read from.
+    /// A value that is not a number (a constant colour's SNR, say) is kept as none: JSON has no
+    /// NaN, and the fit must not learn from one.
     mutating func takePulse(of estimate: VitalsEstimate) {
-        heartRate = estimate.heartRate
-        confidence = estimate.confidence
-        snr = estimate.quality.snr
-        consistency = estimate.quality.consistency
-        skinCoverage = estimate.quality.skinCoverage
-        reliability = ConfidenceModel.features(estimate.quality)
+        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+        heartRate = finite(estimate.heartRate)
+        confidence = finite(estimate.confidence)
+        snr = finite(estimate.quality.snr)
+        consistency = finite(estimate.quality.consistency)
+        skinCoverage = finite(estimate.quality.skinCoverage)
+        let features = ConfidenceModel.features(estimate.quality)
+        reliability = features.allSatisfy(\.isFinite) ? features : nil
     }
 }
 
@@ -118,19 +122,20 @@ package enum ClipEvaluator {
     }
 
     /// Shorter scans made of the clip's frames: for each length, every whole stretch of it from
-    /// the first frame on, back to back (a 30 s clip gives three 10 s scans). Each is scored on
+    /// the first frame on, back to back (a 30 s clip gives three 10 s scans of 300 frames). Each is scored on
     /// its heart rate against the truth's over the same stretch, and keeps its reliability
     /// signals, so the confidence can be fitted on scans of every length a user may ask for.
     package static func cutScores(_ frames: [SignalFrame], truth: GroundTruthFile, name: String, lengths: [Double]) -> [ClipScore] {
         guard let first = frames.first?.time, let last = frames.last?.time else { return [] }
         let origin = truth.frameTimes?.first ?? 0
         var scores = [ClipScore]()
-        // Half a frame interval: a scan of N seconds holds the frames up to and including the one at N s.
-        let slack = 0.5 / max(truth.fps, 1)
+        // A scan of N seconds holds the frames from its start up to the one before N s: the last
+        // frame covers a frame interval of its own. Half an interval of slack for rounding.
+        let interval = 1 / max(truth.fps, 1), slack = interval / 2
         for length in lengths {
             var start = first
-            while start + length <= last + slack {
-                let slice = frames.filter { $0.time >= start - slack && $0.time <= start + length + slack }
+            while start + length <= last + interval + slack {
+                let slice = frames.filter { $0.time >= start - slack && $0.time < start + length - slack }
                 var score = ClipScore(clip: String(format: "%@@%.0f+%.0f", name, start - first, length), scenario: truth.scenario,
                                       pulsePresent: truth.pulsePresent,
                                       truthHeartRate: truth.heartRate(from: start - origin, to: start + length - origin),

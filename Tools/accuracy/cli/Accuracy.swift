@@ -1,7 +1,9 @@
 import AccuracyKit
 import ArgumentParser
 import Foundation
+import Glibc
 import GroundTruthKit
+import ProcessSignals
 
 /// `circadify-accuracy`: the whole pipeline (file reader → per-frame processor →
 /// signal pipeline) on videos whose truth is known, scored per scenario.
@@ -26,6 +28,8 @@ struct Accuracy: AsyncParsableCommand {
             signal pipeline is re-scored without rendering again. --fit-confidence fits the confidence \
             map on the clips scored and prints it as Swift for ConfidenceModel.swift; --plots DIR writes \
             a reliability diagram and a Bland-Altman plot (SVG).
+
+            Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops after the clip being scored: the clips scored             so far are reported (and written to --json-out), the temporary folder is removed, and             the exit status is 130.
             """)
 
     enum Split: String, ExpressibleByArgument {
@@ -36,7 +40,7 @@ struct Accuracy: AsyncParsableCommand {
         func scenarios(_ all: [String]) -> [String] { self == .tune ? all.filter { $0 != "board" } : all }
     }
 
-    @Option(help: "Seeds per scenario.") var seeds = 5
+    @Option(help: "Seeds per scenario (at most 1000: a split's range).") var seeds = 5
     @Option(help: "Scenarios, comma-separated (default: still ... hard; see circadify-groundtruth --list).")
     var scenarios: String?
     @Option(help: "Clip length, seconds.") var duration = 30.0
@@ -59,20 +63,49 @@ struct Accuracy: AsyncParsableCommand {
     @Option(help: "With --fit-confidence: also fit on the clips of this --json-out file (the same split at another size or length); repeatable.")
     var fitWith: [String] = []
 
-    var cutLengths: [Double] { cuts?.split(separator: ",").compactMap { Double($0) } ?? [] }
+    /// The --cuts lengths: whole seconds (they name the scans), every entry parsed; nil when one is not.
+    var parsedCuts: [Double]? {
+        guard let cuts else { return [] }
+        let lengths = cuts.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+        guard !lengths.isEmpty, lengths.allSatisfy({ ($0 ?? 0) >= 5 }) else { return nil }
+        return lengths.compactMap { $0.map(Double.init) }
+    }
+
+    var cutLengths: [Double] { parsedCuts ?? [] }
+
+    /// The --scenarios names, as given.
+    var scenarioList: [String]? { scenarios.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) } }
 
     func validate() throws {
-        if seeds < 1 { throw ValidationError("--seeds must be at least 1") }
-        if duration < 10 { throw ValidationError("--duration must be at least 10 seconds") }
-        if cuts != nil, cutLengths.isEmpty || cutLengths.contains(where: { !($0 >= 5) }) {
-            throw ValidationError("--cuts must be lengths of at least 5 seconds, comma-separated")
+        if !(1...1000).contains(seeds) { throw ValidationError("--seeds must be 1 to 1000, got \(seeds)") }
+        if !(duration >= 10) { throw ValidationError("--duration must be at least 10 seconds") }
+        if parsedCuts == nil {
+            throw ValidationError("--cuts must be whole numbers of seconds, at least 5, comma-separated (e.g. 8,10,12), got '\(cuts ?? "")'")
         }
         if parsedSize == nil { throw ValidationError("--size must look like 640x480 (even numbers)") }
-        let unknown = (scenarios?.split(separator: ",").map(String.init) ?? [])
-            .filter { !ClipRenderer.scenarioNames.contains($0) }
-        if !unknown.isEmpty {
-            throw ValidationError("unknown scenario \(unknown.joined(separator: ", ")); known: "
-                + ClipRenderer.scenarioNames.joined(separator: ", "))
+        if let names = scenarioList {
+            let unknown = names.filter { !ClipRenderer.scenarioNames.contains($0) }
+            if !unknown.isEmpty {
+                throw ValidationError("unknown scenario '\(unknown.joined(separator: "', '"))'; known: "
+                    + ClipRenderer.scenarioNames.joined(separator: ", "))
+            }
+            if Set(names).count != names.count { throw ValidationError("--scenarios names a scenario twice: \(scenarios ?? "")") }
+        }
+        // The halves never share a clip: tuning sees neither `board` nor a validation seed
+        // (seeds stop at 1000), and nothing is fitted on the validation half.
+        if split == .tune, scenarioList?.contains("board") == true {
+            throw ValidationError("--split tune leaves board out: it is held out for validation")
+        }
+        if split == .validate, fitConfidence {
+            throw ValidationError("--fit-confidence fits on the tune split; the validate split is only measured")
+        }
+        for (option, path) in [("--json-out", jsonOut), ("--plots", plots)] {
+            guard let path else { continue }
+            let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ValidationError("\(option) \(path): the folder \(parent) does not exist")
+            }
         }
     }
 
@@ -83,7 +116,20 @@ struct Accuracy: AsyncParsableCommand {
 
     func run() async throws {
         let started = Date()
-        let scores = if let dataset { try await scoreDataset(dataset) } else { try await scoreSyntheticSet() }
+        // The first signal stops after the clip being scored; a second one exits at once.
+        let scoring = Task { if let dataset { try await scoreDataset(dataset) } else { try await scoreSyntheticSet() } }
+        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP], first: { _ in scoring.cancel() }, again: { number in
+            FileHandle.standardError.write(Data("circadify-accuracy: \(SignalTrap.name(number)) received again; exited at once\n".utf8))
+            Foundation.exit(130)
+        })
+        let scores = try await scoring.value
+        let stoppedBy = trap.received
+        // The scores are written before anything else can fail (the plots, the fit).
+        if let jsonOut {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(scores).write(to: URL(fileURLWithPath: jsonOut), options: .atomic)
+        }
         let report = AccuracyReport(scores: scores)
         print(report.table())
         print()
@@ -116,11 +162,11 @@ struct Accuracy: AsyncParsableCommand {
             }
             print(try ConfidenceFit.fit(scores + cutScores + more).swiftSource())
         }
-        if let jsonOut {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(scores).write(to: URL(fileURLWithPath: jsonOut))
+        if let stoppedBy {
+            FileHandle.standardError.write(Data("circadify-accuracy: stopped by \(SignalTrap.name(stoppedBy)) after \(scores.count) clips\n".utf8))
+            throw ExitCode(130)
         }
+        withExtendedLifetime(trap) {}
     }
 
     private func scoreDataset(_ folder: String) async throws -> [ClipScore] {
@@ -129,7 +175,7 @@ struct Accuracy: AsyncParsableCommand {
         let videos = files.filter { ["y4m", "mjpeg", "mjpg"].contains($0.pathExtension) }.sorted { $0.path < $1.path }
         guard !videos.isEmpty else { throw ValidationError("no .y4m or .mjpeg files in \(folder)") }
         var scores = [ClipScore]()
-        for video in videos {
+        for video in videos where !Task.isCancelled {
             let truthURL = video.deletingPathExtension().appendingPathExtension("json")
             let truth = try GroundTruthFile.load(truthURL)
             scores.append(report(await ClipEvaluator.score(video: video, truth: truth, name: video.lastPathComponent,
@@ -142,7 +188,7 @@ struct Accuracy: AsyncParsableCommand {
         // By default the pulse scenarios only: the quality ones (too-dark, no-face, ...) are
         // for the quality monitor and may be named explicitly.
         let all = ClipRenderer.accuracyScenarioNames
-        let names = scenarios.map { $0.split(separator: ",").map(String.init) } ?? (split?.scenarios(all) ?? all)
+        let names = scenarioList ?? (split?.scenarios(all) ?? all)
         let firstSeed = split?.firstSeed ?? 1
         let varied = variety || split != nil
         let cacheURL = cache.map { URL(fileURLWithPath: $0) }
@@ -152,7 +198,7 @@ struct Accuracy: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: folder) }
         var scores = [ClipScore]()
         for name in names {
-            for seed in firstSeed..<(firstSeed + seeds) {
+            for seed in firstSeed..<(firstSeed + seeds) where !Task.isCancelled {
                 let clipName = "\(name)-\(seed)" + (varied ? "v" : "")
                 // Frames measured before (same scenario, seed, variety and region source): no render.
                 if let cacheURL, FileManager.default.fileExists(atPath: FrameCache.framesURL(cacheURL, clip: clipName,
