@@ -96,8 +96,11 @@ import Testing
         #expect(first.terminationStatus == 0 && FileManager.default.fileExists(atPath: video.path))
 
         let stopped = try render(seconds: "60")
-        Thread.sleep(forTimeInterval: 1)
-        kill(stopped.processIdentifier, SIGKILL) // what no handler can clean up after
+        // Killed once the new video is under way: what no handler can clean up after.
+        for _ in 0..<1500 where !FileManager.default.fileExists(atPath: video.path + ".part") {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        kill(stopped.processIdentifier, SIGKILL)
         stopped.waitUntilExit()
         #expect(stopped.terminationReason == .uncaughtSignal, "stopped midway: \(stopped.terminationStatus)")
         #expect(!FileManager.default.fileExists(atPath: video.path), "no video under its name (the old one is gone too)")

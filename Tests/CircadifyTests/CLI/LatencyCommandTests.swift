@@ -106,7 +106,15 @@ import Testing
         defer { file.cleanUp() }
         let output = try await CLIProcess.run(["--input", file.path, "--duration", "60", "--json"],
                                               product: "circadify-latency", timeout: .seconds(60)) { process in
-            try await Task.sleep(for: .seconds(2))
+            // Once the clip is open the run is under way (and the command's trap set: a test
+            // run in the background inherits SIGINT ignored, so an early one would be lost).
+            let fds = "/proc/\(process.processIdentifier)/fd"
+            func clipIsOpen() -> Bool {
+                let entries = (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? []
+                return entries.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fds)/\($0)")) == file.path }
+            }
+            for _ in 0..<1500 where !clipIsOpen() { try await Task.sleep(for: .milliseconds(20)) }
+            try await Task.sleep(for: .seconds(1))
             kill(process.processIdentifier, SIGINT)
         }
         #expect(!output.signalled && output.status == 130, "\(output.stderr)")
