@@ -75,7 +75,7 @@ import Testing
     /// A render stopped midway (Ctrl-C, a kill) leaves no video under its name beside the new truth:
     /// the video is written as VIDEO.part, and an older video of that name is removed first,
     /// so the folder never holds a pair that looks whole but is not.
-    @Test func aStoppedRenderLeavesNoPairThatLooksWhole() throws {
+    @Test func aStoppedRenderLeavesNoPairThatLooksWhole() async throws {
         let bin = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("circadify-groundtruth")
         try #require(FileManager.default.isExecutableFile(atPath: bin.path),
@@ -91,17 +91,22 @@ import Testing
             try p.run()
             return p
         }
+        // Waited for without holding a thread of the test run's pool.
+        func exit(_ process: Process) async throws {
+            while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+            process.waitUntilExit()
+        }
         let first = try render(seconds: "1")
-        first.waitUntilExit()
+        try await exit(first)
         #expect(first.terminationStatus == 0 && FileManager.default.fileExists(atPath: video.path))
 
         let stopped = try render(seconds: "60")
         // Killed once the new video is under way: what no handler can clean up after.
-        for _ in 0..<1500 where !FileManager.default.fileExists(atPath: video.path + ".part") {
-            Thread.sleep(forTimeInterval: 0.02)
+        for _ in 0..<3000 where !FileManager.default.fileExists(atPath: video.path + ".part") {
+            try await Task.sleep(for: .milliseconds(20))
         }
         kill(stopped.processIdentifier, SIGKILL)
-        stopped.waitUntilExit()
+        try await exit(stopped)
         #expect(stopped.terminationReason == .uncaughtSignal, "stopped midway: \(stopped.terminationStatus)")
         #expect(!FileManager.default.fileExists(atPath: video.path), "no video under its name (the old one is gone too)")
         #expect(FileManager.default.fileExists(atPath: video.path + ".part"), "the unfinished one is a .part file")

@@ -20,6 +20,13 @@ public final class SignalTrap: @unchecked Sendable {
     public init(_ signals: [Int32], first onFirst: @escaping @Sendable (Int32) -> Void,
          again onAgain: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
+        // A process started from a thread that blocks these (a test runner's pool thread, some
+        // supervisors) starts with them blocked on every thread, so none would take them: this
+        // thread does.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for number in signals { sigaddset(&blocked, number) }
+        pthread_sigmask(SIG_UNBLOCK, &blocked, nil)
         for number in signals {
             // The default action would end the process before the source sees the signal.
             signal(number, SIG_IGN)
