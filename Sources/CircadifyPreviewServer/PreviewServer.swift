@@ -45,7 +45,8 @@ public final class PreviewServer: Sendable {
     public let port: Int
     public let host: String
 
-    /// Starts listening on `host`:`port` (port 0: any free one).
+    /// Starts listening on `host`:`port` (port 0: any free one), each client held to
+    /// `limits` (by default 10 s to send a request, 64 connections at once).
     /// - Throws: `PreviewServerError`.
     public init(host: String, port: Int, routes: PreviewRoutes,
                 limits: ConnectionLimits = ConnectionLimits()) async throws(PreviewServerError) {

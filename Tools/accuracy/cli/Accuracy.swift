@@ -29,7 +29,9 @@ struct Accuracy: AsyncParsableCommand {
             map on the clips scored and prints it as Swift for ConfidenceModel.swift; --plots DIR writes \
             a reliability diagram and a Bland-Altman plot (SVG).
 
-            Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops after the clip being scored: the clips scored             so far are reported (and written to --json-out), the temporary folder is removed, and             the exit status is 130.
+            Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops after the clip being scored: the clips scored \
+            so far are reported (and written to --json-out), the temporary folder is removed, and \
+            the exit status is 130.
             """)
 
     enum Split: String, ExpressibleByArgument {
@@ -144,7 +146,8 @@ struct Accuracy: AsyncParsableCommand {
             cutReport.cutLengthSummary(cutLengths).forEach { print($0) }
         }
         print(String(format: "%d clips in %.0f s", scores.count, Date().timeIntervalSince(started)))
-        if let plots {
+        // A run stopped midway is reported as far as it went, not plotted or fitted on.
+        if let plots, stoppedBy == nil {
             let folder = URL(fileURLWithPath: plots)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try Plots.reliability(scores).write(to: folder.appendingPathComponent("reliability.svg"), atomically: true,
@@ -153,7 +156,7 @@ struct Accuracy: AsyncParsableCommand {
                                                 encoding: .utf8)
             print("plots: \(folder.path)/reliability.svg, bland-altman.svg")
         }
-        if fitConfidence {
+        if fitConfidence, stoppedBy == nil {
             print()
             var more = [ClipScore]()
             for file in fitWith {

@@ -545,7 +545,10 @@ static char *part_path(const char *path) {
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return strdup(path);
     size_t n = strlen(path);
     char *part = malloc(n + sizeof ".part");
-    if (part) memcpy(part, path, n), memcpy(part + n, ".part", sizeof ".part");
+    if (part) {
+        memcpy(part, path, n);
+        memcpy(part + n, ".part", sizeof ".part");
+    }
     return part;
 }
 

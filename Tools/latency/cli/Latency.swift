@@ -19,8 +19,10 @@ struct Latency: AsyncParsableCommand {
             and corrupt; the achieved frame rate, CPU and peak resident memory. A file is replayed \
             at its own frame rate, as a camera would deliver it. Stages marked * are corrected \
             for coordinated omission (frames lost to a stall count in the tail).
-            Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends the run early: the camera is released and             the report covers the time measured.
-            Exit status: 0 measured, 1 the camera or file failed or nothing was measured,             64 a bad command line, 130 stopped by a signal (after its report).
+            Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends the run early: the camera is released and \
+            the report covers the time measured.
+            Exit status: 0 measured, 1 the camera or file failed or nothing was measured, \
+            64 a bad command line, 130 stopped by a signal (after its report).
             """)
 
     @Option(name: .long, help: ArgumentHelp("A V4L2 capture node to profile.", valueName: "path"))
