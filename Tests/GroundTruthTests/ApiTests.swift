@@ -66,10 +66,13 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gt-truth-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let (rc2, message2) = Self.write(base, video: dir.appendingPathComponent("ok.y4m").path,
-                                         truth: "/nonexistent-dir/clip.json")
+        // A truth that cannot be written touches nothing: the older video stays.
+        let older = dir.appendingPathComponent("ok.y4m")
+        FileManager.default.createFile(atPath: older.path, contents: Data("older".utf8))
+        let (rc2, message2) = Self.write(base, video: older.path, truth: "/nonexistent-dir/clip.json")
         #expect(rc2 == -ENOENT)
-        #expect(message2.contains("/nonexistent-dir/clip.json"))
+        #expect(message2.contains("/nonexistent-dir/clip.json") && !message2.contains(".part"), "\(message2)")
+        #expect(FileManager.default.contents(atPath: older.path) == Data("older".utf8))
     }
 
     /// A render stopped midway (Ctrl-C, a kill) leaves no video under its name beside the new truth:
@@ -100,7 +103,7 @@ import Testing
         try await exit(first)
         #expect(first.terminationStatus == 0 && FileManager.default.fileExists(atPath: video.path))
 
-        let stopped = try render(seconds: "60")
+        let stopped = try render(seconds: "600") // killed long before its end, however slow the test run
         // Killed once the new video is under way: what no handler can clean up after.
         for _ in 0..<3000 where !FileManager.default.fileExists(atPath: video.path + ".part") {
             try await Task.sleep(for: .milliseconds(20))
@@ -146,6 +149,21 @@ import Testing
         #expect(s4 == 2 && e4.contains("--fps"))
         let (s4b, e4b) = try run(["--restart", "70000", "-o", out])
         #expect(s4b == 2 && e4b.contains("invalid --restart '70000'"))
+
+        // Written through /dev/stdout to a file: the link is left alone, the file holds the video.
+        let redirected = dir.appendingPathComponent("redirected.y4m")
+        FileManager.default.createFile(atPath: redirected.path, contents: nil)
+        let piped = Process()
+        piped.executableURL = bin
+        piped.arguments = ["--size", "64x48", "--duration", "1", "--quiet", "--truth", dir.appendingPathComponent("r.json").path,
+                           "-o", "/dev/stdout"]
+        piped.standardOutput = try FileHandle(forWritingTo: redirected)
+        try piped.run()
+        piped.waitUntilExit()
+        #expect(piped.terminationStatus == 0)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: "/dev/stdout")) != nil, "/dev/stdout is still a link")
+        #expect(String(decoding: (FileManager.default.contents(atPath: redirected.path) ?? Data()).prefix(9), as: UTF8.self)
+                == "YUV4MPEG2")
 
         let (s5, e5) = try run(["--scenario", "lowfps", "--seed", "3", "--size", "64x48", "--duration", "2", "-o", out])
         #expect(s5 == 0, "\(e5)")

@@ -21,8 +21,8 @@ public final class SignalTrap: @unchecked Sendable {
          again onAgain: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
         // A process started from a thread that blocks these (a test runner's pool thread, some
-        // supervisors) starts with them blocked on every thread, so none would take them: this
-        // thread does.
+        // supervisors) starts with them blocked; this thread takes them, as every thread of a
+        // program started from a shell would.
         var blocked = sigset_t()
         sigemptyset(&blocked)
         for number in signals { sigaddset(&blocked, number) }

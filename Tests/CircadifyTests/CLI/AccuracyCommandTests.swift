@@ -16,6 +16,7 @@ import Testing
         (["--cuts", "5,abc"], "--cuts must be whole numbers"),
         (["--cuts", "7.5,8"], "--cuts must be whole numbers"),
         (["--cuts", "4"], "--cuts must be whole numbers of seconds, at least 5"),
+        (["--cuts", "10,10"], "each once"),
         (["--scenarios", ","], "unknown scenario ''"),
         (["--scenarios", "still,still"], "names a scenario twice"),
         (["--split", "tune", "--scenarios", "still,board"], "held out for validation"),
@@ -29,8 +30,8 @@ import Testing
         #expect(output.stdout.isEmpty)
     }
 
-    /// Ctrl-C after the first clip: the clips scored are reported and written, the rendered
-    /// clips' folder is removed, and the exit status is 130.
+    /// Ctrl-C after the first clip: the clip being scored is finished, the clips scored are
+    /// reported and written, the rendered clips' folder is removed, and the exit status is 130.
     @Test func ctrlCKeepsWhatWasScoredAndCleansUp() async throws {
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("accuracy-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: json) }
@@ -50,6 +51,8 @@ import Testing
         #expect(output.stderr.contains("stopped by SIGINT (Ctrl-C) after"), "\(output.stderr)")
         let scores = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [[String: Any]])
         #expect(!scores.isEmpty && scores.count < 1000, "\(scores.count) clips written")
+        // The clip being scored when the signal came was finished, not cut short and failed.
+        #expect(scores.allSatisfy { $0["failure"] == nil }, "\(scores.compactMap { $0["failure"] })")
         #expect(output.stdout.contains("| still |"), "the table of what was scored: \(output.stdout)")
         #expect(!folder.isEmpty && !FileManager.default.fileExists(atPath: folder), "the rendered clips' folder is removed")
     }

@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import GroundTruthKit
 import ProcessSignals
+import Synchronization
 
 /// `circadify-accuracy`: the whole pipeline (file reader → per-frame processor →
 /// signal pipeline) on videos whose truth is known, scored per scenario.
@@ -69,7 +70,7 @@ struct Accuracy: AsyncParsableCommand {
     var parsedCuts: [Double]? {
         guard let cuts else { return [] }
         let lengths = cuts.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
-        guard !lengths.isEmpty, lengths.allSatisfy({ ($0 ?? 0) >= 5 }) else { return nil }
+        guard !lengths.isEmpty, lengths.allSatisfy({ ($0 ?? 0) >= 5 }), Set(lengths).count == lengths.count else { return nil }
         return lengths.compactMap { $0.map(Double.init) }
     }
 
@@ -82,7 +83,7 @@ struct Accuracy: AsyncParsableCommand {
         if !(1...1000).contains(seeds) { throw ValidationError("--seeds must be 1 to 1000, got \(seeds)") }
         if !(duration >= 10) { throw ValidationError("--duration must be at least 10 seconds") }
         if parsedCuts == nil {
-            throw ValidationError("--cuts must be whole numbers of seconds, at least 5, comma-separated (e.g. 8,10,12), got '\(cuts ?? "")'")
+            throw ValidationError("--cuts must be whole numbers of seconds, at least 5, each once, comma-separated (e.g. 8,10,12), got '\(cuts ?? "")'")
         }
         if parsedSize == nil { throw ValidationError("--size must look like 640x480 (even numbers)") }
         if let names = scenarioList {
@@ -118,13 +119,14 @@ struct Accuracy: AsyncParsableCommand {
 
     func run() async throws {
         let started = Date()
-        // The first signal stops after the clip being scored; a second one exits at once.
-        let scoring = Task { if let dataset { try await scoreDataset(dataset) } else { try await scoreSyntheticSet() } }
-        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP], first: { _ in scoring.cancel() }, again: { number in
+        // The first signal stops after the clip being scored (asked, not cancelled: a cancelled
+        // clip would end short and be scored, and cached, as if whole); a second one exits at once.
+        let stop = StopRequest()
+        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP], first: { _ in stop.request() }, again: { number in
             FileHandle.standardError.write(Data("circadify-accuracy: \(SignalTrap.name(number)) received again; exited at once\n".utf8))
             Foundation.exit(130)
         })
-        let scores = try await scoring.value
+        let scores = if let dataset { try await scoreDataset(dataset, until: stop) } else { try await scoreSyntheticSet(until: stop) }
         let stoppedBy = trap.received
         // The scores are written before anything else can fail (the plots, the fit).
         if let jsonOut {
@@ -172,13 +174,13 @@ struct Accuracy: AsyncParsableCommand {
         withExtendedLifetime(trap) {}
     }
 
-    private func scoreDataset(_ folder: String) async throws -> [ClipScore] {
+    private func scoreDataset(_ folder: String, until stop: StopRequest) async throws -> [ClipScore] {
         let url = URL(fileURLWithPath: folder)
         let files = try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
         let videos = files.filter { ["y4m", "mjpeg", "mjpg"].contains($0.pathExtension) }.sorted { $0.path < $1.path }
         guard !videos.isEmpty else { throw ValidationError("no .y4m or .mjpeg files in \(folder)") }
         var scores = [ClipScore]()
-        for video in videos where !Task.isCancelled {
+        for video in videos where !stop.isRequested {
             let truthURL = video.deletingPathExtension().appendingPathExtension("json")
             let truth = try GroundTruthFile.load(truthURL)
             scores.append(report(await ClipEvaluator.score(video: video, truth: truth, name: video.lastPathComponent,
@@ -187,7 +189,7 @@ struct Accuracy: AsyncParsableCommand {
         return scores
     }
 
-    private func scoreSyntheticSet() async throws -> [ClipScore] {
+    private func scoreSyntheticSet(until stop: StopRequest) async throws -> [ClipScore] {
         // By default the pulse scenarios only: the quality ones (too-dark, no-face, ...) are
         // for the quality monitor and may be named explicitly.
         let all = ClipRenderer.accuracyScenarioNames
@@ -201,7 +203,7 @@ struct Accuracy: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: folder) }
         var scores = [ClipScore]()
         for name in names {
-            for seed in firstSeed..<(firstSeed + seeds) where !Task.isCancelled {
+            for seed in firstSeed..<(firstSeed + seeds) where !stop.isRequested {
                 let clipName = "\(name)-\(seed)" + (varied ? "v" : "")
                 // Frames measured before (same scenario, seed, variety and region source): no render.
                 if let cacheURL, FileManager.default.fileExists(atPath: FrameCache.framesURL(cacheURL, clip: clipName,
@@ -250,3 +252,12 @@ struct Accuracy: AsyncParsableCommand {
 }
 
 extension ClipEvaluator.RegionSource: ExpressibleByArgument {}
+
+/// The first signal's request to stop after the clip being scored.
+private final class StopRequest: Sendable {
+    private let requested = Atomic<Bool>(false)
+
+    func request() { requested.store(true, ordering: .relaxed) }
+
+    var isRequested: Bool { requested.load(ordering: .relaxed) }
+}

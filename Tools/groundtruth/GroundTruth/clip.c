@@ -539,10 +539,10 @@ done:
 /* Files are written as PATH.part and renamed into place once whole: a run
  * stopped midway (Ctrl-C, a kill) leaves a .part file, never a short file
  * under the real name that looks whole. A path that is not a regular file
- * (/dev/stdout, a pipe) is written as it is. */
+ * itself (/dev/stdout, a pipe, a symbolic link) is written through as it is. */
 static char *part_path(const char *path) {
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return strdup(path);
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) return strdup(path);
     size_t n = strlen(path);
     char *part = malloc(n + sizeof ".part");
     if (part) {
@@ -579,7 +579,7 @@ static int write_video_to(gt_clip *c, const char *path, const char *name, char *
 
 int gt_remove_regular_file(const char *path, char *msg, size_t msg_size) {
     struct stat st;
-    if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || remove(path) == 0) return 0;
+    if (!path || lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || remove(path) == 0) return 0;
     int err = errno;
     gt_set_msg(msg, msg_size, "cannot replace %s: %s", path, strerror(err));
     return -err;
@@ -598,7 +598,7 @@ int gt_clip_write_truth(gt_clip *c, const char *path, char *msg, size_t msg_size
     if (!c || !path) return -EINVAL;
     char *part = part_path(path);
     if (!part) return -ENOMEM;
-    int rc = commit_part(part, path, gt_truth_write(c, part, msg, msg_size), msg, msg_size);
+    int rc = commit_part(part, path, gt_truth_write(c, part, path, msg, msg_size), msg, msg_size);
     free(part);
     return rc;
 }
@@ -612,11 +612,11 @@ int gt_write_clip(const gt_options *options, const char *video_path, const char 
     gt_clip *c;
     int rc = gt_clip_create(&o, &c, msg, msg_size);
     if (rc < 0) return rc;
-    /* The truth first: it is quick, so a bad truth path fails before the long render.
-     * An older video of that name goes first, or a stopped render would leave it
-     * beside the new truth, a pair that looks whole. */
-    if (truth_path && video_path) rc = gt_remove_regular_file(video_path, msg, msg_size);
-    if (rc == 0 && truth_path) rc = gt_clip_write_truth(c, truth_path, msg, msg_size);
+    /* The truth first: it is quick, so a bad truth path fails before the long render
+     * (and touches nothing). Then an older video of that name goes, or a stopped render
+     * would leave it beside the new truth, a pair that looks whole. */
+    if (truth_path) rc = gt_clip_write_truth(c, truth_path, msg, msg_size);
+    if (rc == 0 && truth_path && video_path) rc = gt_remove_regular_file(video_path, msg, msg_size);
     if (rc == 0 && video_path) {
         rc = gt_clip_write_video(c, video_path, msg, msg_size);
         if (rc < 0 && truth_path) remove(truth_path); /* no truth without its video */

@@ -220,7 +220,8 @@ int gt_render_rgb8(const gt_clip *clip, gt_worker *w);
 /* Encodes the rendered frame for the file: Y4M planes or a JPEG. */
 int gt_encode_frame(const gt_clip *clip, gt_worker *w);
 
-int gt_truth_write(const gt_clip *clip, const char *path, char *msg, size_t msg_size);
+/* Writes the truth JSON to `path`; messages name the file `name` (the path it will have). */
+int gt_truth_write(const gt_clip *clip, const char *path, const char *name, char *msg, size_t msg_size);
 
 void gt_set_msg(char *msg, size_t msg_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -39,11 +39,11 @@ static void beats_inside(const gt_clip *c, size_t *first, size_t *count) {
         }
 }
 
-int gt_truth_write(const gt_clip *c, const char *path, char *msg, size_t msg_size) {
+int gt_truth_write(const gt_clip *c, const char *path, const char *name, char *msg, size_t msg_size) {
     FILE *f = fopen(path, "w");
     if (!f) {
         int err = errno;
-        gt_set_msg(msg, msg_size, "cannot write %s: %s", path, strerror(err));
+        gt_set_msg(msg, msg_size, "cannot write %s: %s", name, strerror(err));
         return -err;
     }
     const int pulse = c->sc->pulse;
@@ -185,7 +185,7 @@ int gt_truth_write(const gt_clip *c, const char *path, char *msg, size_t msg_siz
     free(rt);
     int werr = ferror(f);
     if (fclose(f) != 0 || werr) {
-        gt_set_msg(msg, msg_size, "writing %s failed", path);
+        gt_set_msg(msg, msg_size, "writing %s failed", name);
         return -EIO;
     }
     return 0;

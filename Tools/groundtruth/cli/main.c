@@ -241,11 +241,11 @@ int main(int argc, char **argv) {
     char msg[256] = "";
     gt_clip *clip = NULL;
     int rc = gt_clip_create(&o, &clip, msg, sizeof msg);
-    /* An older video of that name goes first: a render stopped midway must not leave it
+    if (rc == 0) rc = gt_clip_write_truth(clip, truth, msg, sizeof msg); /* quick: fail before the render */
+    /* Then an older video of that name goes: a render stopped midway must not leave it
      * beside the new truth, a pair that looks whole (the new video is written as
      * OUT.part and renamed once whole). */
     if (rc == 0) rc = gt_remove_regular_file(out, msg, sizeof msg);
-    if (rc == 0) rc = gt_clip_write_truth(clip, truth, msg, sizeof msg); /* quick: fail before the render */
     if (rc == 0 && (rc = gt_clip_write_video(clip, out, msg, sizeof msg)) < 0) remove(truth);
     if (rc < 0) {
         fprintf(stderr, "%s: %s\n", prog, msg[0] ? msg : strerror(-rc));

@@ -145,12 +145,13 @@ void gt_clip_get_info(const gt_clip *clip, gt_clip_info *out);
 int gt_clip_render_rgb(gt_clip *clip, uint32_t index, uint8_t *rgb);
 
 /** Writes the video (all kept frames) / the truth JSON, as PATH.part renamed to
- *  PATH once whole (a path that is not a regular file, such as a pipe, directly). */
+ *  PATH once whole (a path that is not itself a regular file, such as a pipe or a
+ *  symbolic link like /dev/stdout, is written through directly). */
 int gt_clip_write_video(gt_clip *clip, const char *path, char *msg, size_t msg_size);
 int gt_clip_write_truth(gt_clip *clip, const char *path, char *msg, size_t msg_size);
 
-/** Removes `path` if it is a regular file (an older video, before its new truth is
- *  written: a render stopped midway must not leave the two side by side). */
+/** Removes `path` if it is itself a regular file (an older video, once its new truth
+ *  is written: a render stopped midway must not leave the two side by side). */
 int gt_remove_regular_file(const char *path, char *msg, size_t msg_size);
 
 #ifdef __cplusplus
