@@ -104,11 +104,16 @@ import Testing
         #expect(first.terminationStatus == 0 && FileManager.default.fileExists(atPath: video.path))
 
         let stopped = try render(seconds: "600") // killed long before its end, however slow the test run
-        // Killed once the new video is under way: what no handler can clean up after.
-        for _ in 0..<3000 where !FileManager.default.fileExists(atPath: video.path + ".part") {
-            try await Task.sleep(for: .milliseconds(20))
+        // Killed once the new video is under way: what no handler can clean up after. Waited
+        // for on a thread of its own (a busy pool would wake a sleeping task late).
+        let pid = stopped.processIdentifier, part = video.path + ".part"
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                for _ in 0..<3000 where !FileManager.default.fileExists(atPath: part) { usleep(20_000) }
+                kill(pid, SIGKILL)
+                done.resume()
+            }.start()
         }
-        kill(stopped.processIdentifier, SIGKILL)
         try await exit(stopped)
         #expect(stopped.terminationReason == .uncaughtSignal, "stopped midway: \(stopped.terminationStatus)")
         #expect(!FileManager.default.fileExists(atPath: video.path), "no video under its name (the old one is gone too)")

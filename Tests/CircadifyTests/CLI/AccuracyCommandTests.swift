@@ -40,12 +40,12 @@ import Testing
         let output = try await CLIProcess.run(["--scenarios", "still", "--seeds", "1000", "--duration", "10", "--size", "160x120",
                                                "--verbose", "--json-out", json.path],
                                               product: "circadify-accuracy", timeout: .seconds(120)) { process in
-            folder = FileManager.default.temporaryDirectory
+            let clips = FileManager.default.temporaryDirectory
                 .appendingPathComponent("circadify-accuracy-\(process.processIdentifier)").path
-            // Once its folder is there, a clip or two in: the clip being scored is finished first.
-            for _ in 0..<600 where !FileManager.default.fileExists(atPath: folder) { try await Task.sleep(for: .milliseconds(20)) }
-            try await Task.sleep(for: .seconds(3))
-            kill(process.processIdentifier, SIGINT)
+            folder = clips
+            // A few seconds after its folder is there, a clip or two in: the clip being scored is finished first.
+            await CLIProcess.signal(process.processIdentifier, SIGINT, once: { FileManager.default.fileExists(atPath: clips) },
+                                    settle: .seconds(3))
         }
         #expect(!output.signalled && output.status == 130, "\(output.stderr)")
         #expect(output.stderr.contains("stopped by SIGINT (Ctrl-C) after"), "\(output.stderr)")

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// Runs the built `circadify` binary and collects what it printed.
@@ -76,6 +77,23 @@ struct CLIProcess {
     }
 
     /// The one JSON object a `--json` run printed, with nothing else on stdout.
+    /// Sends `signal` to process `pid` once `ready()` holds (checked every 20 ms, for up to
+    /// `timeout`) and `settle` more has passed. It waits on a thread of its own: a loaded test
+    /// run's pool wakes a sleeping task late, after the child may have finished.
+    static func signal(_ pid: Int32, _ signal: Int32, once ready: @escaping @Sendable () -> Bool,
+                       settle: Duration = .seconds(1), timeout: Duration = .seconds(120)) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                let deadline = ContinuousClock.now + timeout
+                while !ready(), ContinuousClock.now < deadline { usleep(20_000) }
+                let (seconds, attoseconds) = settle.components
+                usleep(useconds_t(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+                kill(pid, signal)
+                done.resume()
+            }.start()
+        }
+    }
+
     static func jsonObject(_ output: Output) throws -> [String: Any] {
         let text = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!text.contains("\n"), "stdout holds more than one line: \(output.stdout)")

@@ -109,14 +109,11 @@ import Testing
                                               product: "circadify-latency", timeout: .seconds(120)) { process in
             // Once the clip is open the run is under way (and the command's trap set: a test
             // run in the background inherits SIGINT ignored, so an early one would be lost).
-            let fds = "/proc/\(process.processIdentifier)/fd"
-            func clipIsOpen() -> Bool {
+            let fds = "/proc/\(process.processIdentifier)/fd", clip = file.path
+            await CLIProcess.signal(process.processIdentifier, SIGINT, once: {
                 let entries = (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? []
-                return entries.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fds)/\($0)")) == file.path }
-            }
-            for _ in 0..<1500 where !clipIsOpen() { try await Task.sleep(for: .milliseconds(20)) }
-            try await Task.sleep(for: .seconds(1))
-            kill(process.processIdentifier, SIGINT)
+                return entries.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fds)/\($0)")) == clip }
+            })
         }
         #expect(!output.signalled && output.status == 130, "\(output.stderr)")
         #expect(output.stderr.contains("stopped by SIGINT (Ctrl-C) after"), "\(output.stderr)")
