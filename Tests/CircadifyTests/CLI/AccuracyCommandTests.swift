@@ -30,7 +30,7 @@ import Testing
         #expect(output.stdout.isEmpty)
     }
 
-    /// Ctrl-C after the first clip: the clip being scored is finished, the clips scored are
+    /// Ctrl-C during the first clip: the clip being scored is finished, the clips scored are
     /// reported and written, the rendered clips' folder is removed, and the exit status is 130.
     @Test func ctrlCKeepsWhatWasScoredAndCleansUp() async throws {
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("accuracy-\(UUID().uuidString).json")
@@ -43,9 +43,8 @@ import Testing
             let clips = FileManager.default.temporaryDirectory
                 .appendingPathComponent("circadify-accuracy-\(process.processIdentifier)").path
             folder = clips
-            // A few seconds after its folder is there, a clip or two in: the clip being scored is finished first.
-            await CLIProcess.signal(process.processIdentifier, SIGINT, once: { FileManager.default.fileExists(atPath: clips) },
-                                    settle: .seconds(3))
+            // A second after its folder is there, within the first clip: it is finished first.
+            await CLIProcess.signal(process.processIdentifier, SIGINT, once: { FileManager.default.fileExists(atPath: clips) })
         }
         #expect(!output.signalled && output.status == 130, "\(output.stderr)")
         #expect(output.stderr.contains("stopped by SIGINT (Ctrl-C) after"), "\(output.stderr)")

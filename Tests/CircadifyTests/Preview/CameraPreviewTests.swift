@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func showGuideTracksTheFaceWhileLiveAndStopsAfter() async throws {
-        let clip = try await ReplayClip.render("still", seconds: 12)
+        let clip = try await ReplayClip.render("still", seconds: 30) // long enough for a face found late on a loaded run
         defer { clip.cleanUp() }
         let camera = CircadifyCamera(replaying: clip.path)
         try await camera.start()
@@ -59,7 +59,7 @@ import Testing
     /// one without: they differ on the forehead and cheeks of the tracked face and
     /// nowhere far from it.
     @Test func aPreviewDroppedWhileLiveStopsTheTrackingItStarted() async throws {
-        let clip = try await ReplayClip.render("still", seconds: 12)
+        let clip = try await ReplayClip.render("still", seconds: 30) // long enough for a face found late on a loaded run
         defer { clip.cleanUp() }
         let camera = CircadifyCamera(replaying: clip.path)
         try await camera.start()
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func theLiveGlowLandsOnTheTrackedFace() async throws {
-        let clip = try await ReplayClip.render("still", seconds: 12)
+        let clip = try await ReplayClip.render("still", seconds: 30) // long enough for a face found late on a loaded run
         defer { clip.cleanUp() }
         let camera = CircadifyCamera(replaying: clip.path)
         let glowing = CircadifyCameraPreview(camera: camera, isScanning: true,
